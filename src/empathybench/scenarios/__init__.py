@@ -1,0 +1,1 @@
+"""Scenario templates, the seeded generator, bundled suites and validation."""
