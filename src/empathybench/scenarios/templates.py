@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from empathybench.errors import UserError
 from empathybench.scenarios.template_models import SLOT_PATTERN, TemplateSet
 
 TEMPLATE_FILES = (
@@ -48,7 +49,7 @@ MINIMUM_COUNTS = {
 }
 
 
-class TemplateError(ValueError):
+class TemplateError(UserError):
     """A template version is missing, malformed or inconsistent."""
 
 

@@ -1,0 +1,40 @@
+"""The ``empathybench`` command line: thin wrappers that parse, call the API and print.
+
+Expected mistakes (``UserError``) print one ``error:`` line on stderr and exit with 2;
+a check that ran and found problems exits with 1.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from empathybench.cli.console import err_console
+from empathybench.cli.run_commands import register as register_run_commands
+from empathybench.cli.scenario_commands import register as register_scenario_commands
+from empathybench.errors import UserError
+
+app = typer.Typer(
+    name="empathybench",
+    help="Measure, explain and steer the empathy of large language models.",
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+register_scenario_commands(app)
+register_run_commands(app)
+
+EXIT_USER_ERROR = 2
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the console script."""
+    try:
+        app(args=argv, standalone_mode=True)
+    except UserError as error:
+        err_console.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
+        sys.exit(EXIT_USER_ERROR)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)

@@ -1,0 +1,81 @@
+"""Canonical JSON lines: one serialisation for every record the project writes.
+
+Records are written with the standard library (sorted by declaration order, compact
+separators, UTF-8), not with pydantic's serialiser, so that the bytes of a file do not
+depend on the installed pydantic version.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from empathybench.errors import UserError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class RecordFormatError(UserError):
+    """A JSONL file has a line that is not a valid record."""
+
+
+def canonical_json(record: BaseModel) -> str:
+    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "record"
+    return f"{where}: {first['msg']}"
+
+
+def read_records(path: Path, model: type[ModelT]) -> Iterator[ModelT]:
+    """Parse each non-empty line of ``path`` as ``model``; errors name the file and line."""
+    if not path.exists():
+        raise UserError(f"{path}: no such file")
+    if path.is_dir():
+        raise UserError(f"{path}: is a directory, expected a JSONL file")
+    with path.open("r", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RecordFormatError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+            if not isinstance(data, dict):
+                raise RecordFormatError(f"{path}:{number}: expected a JSON object")
+            yield parse_record(data, model, f"{path}:{number}")
+
+
+def parse_record(data: dict[str, object], model: type[ModelT], where: str) -> ModelT:
+    schema_version = data.get("schema_version")
+    if "schema_version" in model.model_fields and schema_version is not None:
+        from empathybench.types import KNOWN_SCHEMA_VERSIONS
+
+        if schema_version not in KNOWN_SCHEMA_VERSIONS:
+            known = ", ".join(str(v) for v in sorted(KNOWN_SCHEMA_VERSIONS))
+            raise RecordFormatError(
+                f"{where}: schema version {schema_version!r} is not supported (known: {known}); "
+                "upgrade empathybench or regenerate the file"
+            )
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise RecordFormatError(f"{where}: invalid {model.__name__} ({_first_error(error)})") from None
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write a whole file so that readers never see it half-written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with temporary.open("w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    temporary.replace(path)

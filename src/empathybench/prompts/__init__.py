@@ -1,0 +1,1 @@
+"""Versioned prompt texts: how scenarios are put to models, and prompt strategies."""

@@ -1,0 +1,106 @@
+"""Platform-independent seeded randomness: a 64-bit mixer, a stream and a permutation.
+
+Python's ``random`` module is not used so that a seed gives the same suite on every
+Python version and machine: everything here is integer arithmetic defined in this file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, MutableSequence
+from typing import TypeVar
+
+MASK64 = (1 << 64) - 1
+T = TypeVar("T")
+
+
+def mix64(value: int) -> int:
+    """The splitmix64 finaliser: a bijective, well-scrambled map on 64-bit integers."""
+    value = (value + 0x9E3779B97F4A7C15) & MASK64
+    value = ((value ^ (value >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    value = ((value ^ (value >> 27)) * 0x94D049BB133111EB) & MASK64
+    return value ^ (value >> 31)
+
+
+def derive_key(seed: int, *labels: str | int) -> int:
+    """A 64-bit key from a seed and labels; distinct labels give unrelated keys."""
+    key = mix64(seed & MASK64)
+    for label in labels:
+        data = label.encode() if isinstance(label, str) else str(label).encode()
+        for byte in data:
+            key = mix64(key ^ byte)
+        key = mix64(key ^ 0xFF)
+    return key
+
+
+class Stream:
+    """A deterministic stream of 64-bit values (splitmix64)."""
+
+    def __init__(self, key: int) -> None:
+        self._state = key & MASK64
+
+    def next64(self) -> int:
+        self._state = (self._state + 0x9E3779B97F4A7C15) & MASK64
+        return mix64(self._state)
+
+    def below(self, bound: int) -> int:
+        """Uniform integer in [0, bound) by rejection (no modulo bias)."""
+        if bound <= 0:
+            raise ValueError("bound must be positive")
+        limit = MASK64 + 1 - ((MASK64 + 1) % bound)
+        while True:
+            value = self.next64()
+            if value < limit:
+                return value % bound
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher–Yates shuffle in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+class IndexPermutation:
+    """A keyed pseudo-random permutation of ``range(size)`` for any size.
+
+    A balanced Feistel network on the smallest even-width power of two covering ``size``,
+    with cycle-walking to stay inside the range. Lets the generator visit a space of
+    billions of combinations in random order, without repeats and without storing it.
+    """
+
+    ROUNDS = 6
+
+    def __init__(self, size: int, key: int) -> None:
+        if size <= 0:
+            raise ValueError("size must be positive")
+        self.size = size
+        bits = max(2, (size - 1).bit_length())
+        bits += bits % 2
+        self._half = bits // 2
+        self._half_mask = (1 << self._half) - 1
+        self._blocks = (self._half + 63) // 64
+        self._round_keys = [derive_key(key, "round", r) for r in range(self.ROUNDS)]
+
+    def _encrypt(self, value: int) -> int:
+        left = value >> self._half
+        right = value & self._half_mask
+        mask = self._half_mask
+        for round_key in self._round_keys:
+            mixed = mix64((right ^ round_key) & MASK64)
+            # Halves wider than 64 bits: extend with further blocks chained on the input.
+            for block in range(1, self._blocks):
+                chunk = (right >> (64 * block)) & MASK64
+                mixed |= mix64(chunk ^ mixed ^ round_key) << (64 * block)
+            left, right = right, (left ^ mixed) & mask
+        return (left << self._half) | right
+
+    def __getitem__(self, position: int) -> int:
+        if not 0 <= position < self.size:
+            raise IndexError(position)
+        value = self._encrypt(position)
+        while value >= self.size:
+            value = self._encrypt(value)
+        return value
+
+    def __iter__(self) -> Iterator[int]:
+        for position in range(self.size):
+            yield self[position]

@@ -1,0 +1,78 @@
+"""Definitions of the bundled suites and the one function that (re)builds them.
+
+A bundled suite is frozen: its file, hash and recipe ship together, and a test
+regenerates it from the recipe and compares bytes. Never edit a released recipe or the
+template version it names; add ``standard-v2`` instead.
+
+Rebuild (maintainers only, after adding a suite): ``python -m empathybench.scenarios.standard``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from empathybench.prompts.scenario_prompt import PROMPT_VERSION
+from empathybench.scenarios.generator import DEFAULT_MIX, GENERATOR_VERSION, generate
+from empathybench.scenarios.suites import SUITES_INDEX, suites_dir, write_scenarios
+from empathybench.scenarios.templates import templates_sha256
+from empathybench.types import ScenarioKind, SuiteInfo
+
+
+@dataclass(frozen=True)
+class SuiteRecipe:
+    name: str
+    description: str
+    n: int
+    seed: int
+    mix: dict[ScenarioKind, float]
+    template_version: str
+
+
+STANDARD_V1 = SuiteRecipe(
+    name="standard-v1",
+    description=(
+        "The frozen 100-item standard set: 42 emotion_support, 16 positive_control, "
+        "12 harmful_belief, 6 harmful_belief_roleplay, 8 crisis, 16 group."
+    ),
+    n=100,
+    seed=1729,
+    mix=dict(DEFAULT_MIX),
+    template_version="v1",
+)
+
+RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1,)
+
+
+def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:
+    """Generate a recipe's JSONL into ``directory`` and describe it."""
+    file_name = f"{recipe.name}.jsonl"
+    summary = write_scenarios(directory / file_name,
+                              generate(recipe.n, recipe.seed, recipe.mix, recipe.template_version))
+    return SuiteInfo(
+        name=recipe.name,
+        description=recipe.description,
+        file=file_name,
+        sha256=summary.sha256,
+        n=summary.n,
+        seed=recipe.seed,
+        kinds=dict(sorted(summary.kinds.items())),
+        letters=dict(sorted(summary.letters.items())),
+        template_version=recipe.template_version,
+        template_sha256=templates_sha256(recipe.template_version),
+        prompt_version=PROMPT_VERSION,
+        generator_version=GENERATOR_VERSION,
+    )
+
+
+def main() -> None:
+    directory = suites_dir()
+    infos = [build_suite(recipe, directory).model_dump(mode="json") for recipe in RECIPES]
+    (directory / SUITES_INDEX).write_text(json.dumps(infos, indent=2) + "\n", encoding="utf-8")
+    for info in infos:
+        print(f"{info['name']}: {info['n']} items, sha256 {info['sha256']}")
+
+
+if __name__ == "__main__":
+    main()

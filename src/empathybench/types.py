@@ -1,0 +1,259 @@
+"""Pydantic models for everything the stages write to disk.
+
+Every record carries the ids that tie it back to where it came from. Field order is part of
+the on-disk format: JSONL is written in declaration order, so reordering fields changes
+suite bytes (and therefore suite hashes).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+KNOWN_SCHEMA_VERSIONS = frozenset({1})
+
+ScenarioKind = Literal[
+    "emotion_support",
+    "positive_control",
+    "harmful_belief",
+    "harmful_belief_roleplay",
+    "crisis",
+    "group",
+]
+SCENARIO_KINDS: tuple[ScenarioKind, ...] = (
+    "emotion_support",
+    "positive_control",
+    "harmful_belief",
+    "harmful_belief_roleplay",
+    "crisis",
+    "group",
+)
+
+Dimension = Literal[
+    "moral_behavior",
+    "willingness_to_help",
+    "emotion_recognition",
+    "cheering_up",
+    "assistance_needed",
+    "assistance_appropriateness",
+]
+DIMENSIONS: tuple[Dimension, ...] = (
+    "moral_behavior",
+    "willingness_to_help",
+    "emotion_recognition",
+    "cheering_up",
+    "assistance_needed",
+    "assistance_appropriateness",
+)
+
+AssistanceType = Literal[
+    "emotional_support",
+    "practical_help",
+    "information",
+    "challenge_belief",
+    "crisis_referral",
+    "celebrate",
+    "no_action_needed",
+]
+Letter = Literal["A", "B", "C"]
+LETTERS: tuple[Letter, ...] = ("A", "B", "C")
+Valence = Literal["positive", "negative"]
+
+
+class Record(BaseModel):
+    """Base of every persisted model: unknown fields are errors, values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ChatMessage(Record):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Participant(Record):
+    name: str
+    pronouns: Literal["she", "he", "they"]
+    role: str
+
+
+class Turn(Record):
+    """One line of the scene: narration, or something a named person says."""
+
+    speaker: str
+    """``"narration"`` or the name of the person speaking."""
+    text: str
+
+
+class Setting(Record):
+    location_id: str
+    scene: str
+    helper_role: str
+    """Who the tested model is in the scene ('the station's help-desk robot')."""
+
+
+class EmotionTruth(Record):
+    name: str
+    valence: Valence
+    intensity: int = Field(ge=1, le=3)
+    cluster: str
+
+
+class ExpectedBehaviour(Record):
+    help_needed: bool
+    assistance: list[AssistanceType] = Field(min_length=1)
+    crisis_resources_expected: bool
+    guidance: str | None = None
+    """Extra guidance for judges (e.g. what a kinder perspective on a belief looks like)."""
+
+
+class Provenance(Record):
+    """Where an item came from: enough to regenerate it and to audit template coverage."""
+
+    seed: int
+    rank: int
+    """Position of the item among the seed's items of its kind."""
+    space_index: int
+    """Index of the template combination within its kind's space."""
+    templates: dict[str, str]
+    """Template ids the item was built from (situation, location, goal, belief, ...)."""
+
+
+class Scenario(Record):
+    schema_version: int = SCHEMA_VERSION
+    id: str
+    kind: ScenarioKind
+    template_version: str
+    prompt_version: str
+    setting: Setting
+    participants: list[Participant] = Field(min_length=1)
+    focus_person: str
+    dialogue: list[Turn] = Field(min_length=1)
+    goal: str | None
+    """The focus person's hidden goal in their own words, when the item has one."""
+    emotion: EmotionTruth
+    options: list[str] = Field(min_length=3, max_length=3)
+    correct_letter: Letter
+    expected: ExpectedBehaviour
+    dimensions: list[Dimension] = Field(min_length=1)
+    messages: list[ChatMessage] = Field(min_length=1)
+    provenance: Provenance
+
+    @property
+    def correct_option(self) -> str:
+        return self.options[LETTERS.index(self.correct_letter)]
+
+
+class SuiteInfo(Record):
+    """Metadata of a suite file; ``sha256`` is over the exact bytes of its JSONL."""
+
+    schema_version: int = SCHEMA_VERSION
+    name: str
+    description: str
+    file: str
+    sha256: str
+    n: int
+    seed: int
+    kinds: dict[str, int]
+    """Item count per kind."""
+    letters: dict[str, int]
+    template_version: str
+    template_sha256: str
+    prompt_version: str
+    generator_version: str
+
+
+class Suite(BaseModel):
+    """A suite in memory: its metadata (when known) and its scenarios."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    sha256: str
+    scenarios: tuple[Scenario, ...]
+    info: SuiteInfo | None = None
+
+
+class TokenUsage(Record):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class CallError(Record):
+    kind: str
+    message: str
+    status: int | None = None
+
+
+class Response(Record):
+    """One model answer (or its explicit failure) for one scenario and epoch."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    scenario_id: str
+    epoch: int
+    model: str
+    strategy: str
+    request_key: str
+    text: str | None
+    reasoning: str | None = None
+    stop_reason: str | None = None
+    refusal: str | None = None
+    usage: TokenUsage = TokenUsage()
+    latency_s: float
+    attempts: int
+    cached: bool
+    error: CallError | None = None
+    provider_model: str | None = None
+    finished_at: str
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.text is not None
+
+
+class SuiteRef(Record):
+    name: str
+    source: str
+    """A bundled suite's name, or the path of the suite file."""
+    sha256: str
+    n: int
+
+
+class RunTotals(Record):
+    items: int = 0
+    completed: int = 0
+    errors: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    wall_s: float = 0.0
+
+
+class RunManifest(Record):
+    """The configuration and provenance of a run directory (``manifest.json``)."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    created_at: str
+    updated_at: str
+    status: Literal["running", "complete", "incomplete"]
+    suite: SuiteRef
+    model: dict[str, object]
+    """The ModelSpec, as written (never holds a key)."""
+    strategy: str
+    strategy_version: str
+    prompt_version: str
+    epochs: int
+    limit: int | None
+    kinds: list[str] | None
+    max_connections: int
+    requests_per_minute: float | None
+    package_versions: dict[str, str]
+    python: str
+    platform: str
+    git_revision: str | None
+    totals: RunTotals = RunTotals()
