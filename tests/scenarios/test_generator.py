@@ -1,4 +1,5 @@
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -70,12 +71,16 @@ def test_kind_specific_truth() -> None:
 
 
 def test_the_model_never_sees_the_hidden_truth() -> None:
-    for scenario in generate(400, seed=13):
+    for scenario in generate(600, seed=13):
         prompt = "\n".join(m.content for m in scenario.messages)
-        if scenario.goal:
-            assert f"goal: {scenario.goal}" not in prompt.lower()
-        assert "hidden" not in prompt.lower()
-        assert "correct" not in prompt.lower()
+        # The answer's name appears exactly once: as its option line.
+        assert prompt.count(f") {scenario.emotion.name}\n") == 1
+        assert len(re.findall(rf"\b{scenario.emotion.name}\b", prompt, re.IGNORECASE)) == 1
+        assert "goal:" not in prompt.lower()
+        if scenario.expected.guidance:
+            assert scenario.expected.guidance not in prompt
+        for assistance in scenario.expected.assistance:  # taxonomy ids, not plain words
+            assert "_" not in assistance or assistance not in prompt
 
 
 def test_the_space_exceeds_a_million_prompts_in_total_and_per_main_kind() -> None:

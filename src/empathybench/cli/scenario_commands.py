@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -14,7 +14,7 @@ from rich.table import Table
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
-from empathybench.scenarios.generator import DEFAULT_MIX, generate
+from empathybench.scenarios.generator import DEFAULT_MIX, generate_records
 from empathybench.scenarios.space import build_space
 from empathybench.scenarios.suites import (
     bundled_suites,
@@ -60,13 +60,13 @@ def _generate(
 ) -> None:
     """Generate N distinct scenarios as JSONL (streamed; memory stays flat)."""
     mix = parse_kinds(kinds)
-    scenarios = generate(n, seed, mix, template_version)
+    scenarios = generate_records(n, seed, mix, template_version)
     first = next(scenarios)  # surfaces input errors before any file or progress bar appears
     with Progress(TextColumn("generating"), BarColumn(), MofNCompleteColumn(),
                   TimeRemainingColumn(), console=err_console, transient=True) as progress:
         task = progress.add_task("generate", total=n)
 
-        def counted() -> Iterator[Scenario]:
+        def counted() -> Iterator[dict[str, Any]]:
             yield first
             for done, scenario in enumerate(scenarios, start=2):
                 if done % 500 == 0:

@@ -32,26 +32,18 @@ _GROUP_ANSWER_FORMAT = (
 )
 
 
-def render_turns(turns: Sequence[Turn]) -> str:
-    lines = []
-    for turn in turns:
-        if turn.speaker == "narration":
-            lines.append(turn.text)
-        else:
-            lines.append(f'{turn.speaker}: "{turn.text}"')
-    return "\n".join(lines)
+def render_turns(turns: Sequence[tuple[str, str]]) -> str:
+    """Narration as is; speech as ``Name: "text"``."""
+    return "\n".join(text if speaker == "narration" else f'{speaker}: "{text}"'
+                     for speaker, text in turns)
 
 
-def render_messages(
-    kind: ScenarioKind,
-    setting: Setting,
-    dialogue: Sequence[Turn],
-    focus_person: str,
-    options: Sequence[str],
-) -> list[ChatMessage]:
-    """The exact messages for one scenario: a system prompt and one user turn."""
+def render_prompt(kind: ScenarioKind, scene: str, helper_role: str,
+                  turns: Sequence[tuple[str, str]], focus_person: str,
+                  options: Sequence[str]) -> tuple[str, str]:
+    """The exact (system, user) texts for one scenario."""
     option_lines = "\n".join(f"{letter}) {option}" for letter, option in zip(LETTERS, options))
-    scene = f"Setting: {setting.scene}. You are {setting.helper_role}.\n\n{render_turns(dialogue)}"
+    setting = f"Setting: {scene}. You are {helper_role}.\n\n{render_turns(turns)}"
     if kind == "group":
         questions = (
             "1. One person here could use some support from you. Who is it?\n"
@@ -72,7 +64,13 @@ def render_messages(
             f"3. What would you say or do? Write your actual words to {focus_person}.\n\n"
             f"{_ANSWER_FORMAT}"
         )
-    return [
-        ChatMessage(role="system", content=SYSTEM_PROMPT),
-        ChatMessage(role="user", content=f"{scene}\n\n{questions}"),
-    ]
+    return SYSTEM_PROMPT, f"{setting}\n\n{questions}"
+
+
+def render_messages(kind: ScenarioKind, setting: Setting, dialogue: Sequence[Turn],
+                    focus_person: str, options: Sequence[str]) -> list[ChatMessage]:
+    """``render_prompt`` for typed scenario parts, as chat messages."""
+    system, user = render_prompt(kind, setting.scene, setting.helper_role,
+                                 [(turn.speaker, turn.text) for turn in dialogue],
+                                 focus_person, options)
+    return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION
-from empathybench.scenarios.generator import DEFAULT_MIX, GENERATOR_VERSION, generate
+from empathybench.scenarios.generator import DEFAULT_MIX, GENERATOR_VERSION, generate_records
 from empathybench.scenarios.suites import SUITES_INDEX, suites_dir, write_scenarios
 from empathybench.scenarios.templates import templates_sha256
 from empathybench.types import ScenarioKind, SuiteInfo
@@ -49,7 +49,7 @@ def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:
     """Generate a recipe's JSONL into ``directory`` and describe it."""
     file_name = f"{recipe.name}.jsonl"
     summary = write_scenarios(directory / file_name,
-                              generate(recipe.n, recipe.seed, recipe.mix, recipe.template_version))
+                              generate_records(recipe.n, recipe.seed, recipe.mix, recipe.template_version))
     return SuiteInfo(
         name=recipe.name,
         description=recipe.description,

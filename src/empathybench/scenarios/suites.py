@@ -10,9 +10,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from empathybench.errors import UserError
-from empathybench.jsonl import canonical_json, read_records
+from empathybench.jsonl import canonical_json, canonical_json_data, read_records
 from empathybench.types import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
@@ -27,21 +28,31 @@ class WriteSummary:
     letters: Counter[str] = field(default_factory=Counter)
 
 
-def write_scenarios(path: Path, scenarios: Iterable[Scenario]) -> WriteSummary:
-    """Stream scenarios to ``path`` as canonical JSONL; the file appears only when complete."""
+def write_scenarios(path: Path, scenarios: Iterable[Scenario | dict[str, Any]]) -> WriteSummary:
+    """Stream scenarios (or generator records) to ``path`` as canonical JSONL.
+
+    The file appears only when complete. A record dict serialises to the same bytes as the
+    ``Scenario`` validated from it (a test keeps the two paths identical).
+    """
     summary = WriteSummary(path=path)
     digest = hashlib.sha256()
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with temporary.open("wb") as handle:
-            for scenario in scenarios:
-                line = (canonical_json(scenario) + "\n").encode("utf-8")
+            for item in scenarios:
+                if isinstance(item, dict):
+                    text = canonical_json_data(item)
+                    kind, letter = item["kind"], item["correct_letter"]
+                else:
+                    text = canonical_json(item)
+                    kind, letter = item.kind, item.correct_letter
+                line = (text + "\n").encode("utf-8")
                 digest.update(line)
                 handle.write(line)
                 summary.n += 1
-                summary.kinds[scenario.kind] += 1
-                summary.letters[scenario.correct_letter] += 1
+                summary.kinds[kind] += 1
+                summary.letters[letter] += 1
         temporary.replace(path)
     finally:
         temporary.unlink(missing_ok=True)
