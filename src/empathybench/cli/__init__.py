@@ -23,6 +23,23 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 register_scenario_commands(app)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from empathybench import __version__
+
+        typer.echo(f"empathybench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Measure, explain and steer the empathy of large language models."""
+
 register_run_commands(app)
 
 EXIT_USER_ERROR = 2

@@ -1,0 +1,155 @@
+"""``empathybench run``: the main job (a suite through a model into a run directory)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from empathybench.cli.console import console
+from empathybench.errors import UserError
+from empathybench.judging.deterministic import score_deterministic
+from empathybench.models.base import GenerationParams, ModelSpec
+from empathybench.models.registry import parse_model_id, resolve_api_key
+from empathybench.runner import RunOptions, RunResult, execute_run, select_scenarios
+from empathybench.runtime.cache import default_cache_path
+from empathybench.runtime.pricing import load_prices
+from empathybench.runtime.run_store import RunStore
+from empathybench.scenarios.suites import load_suite
+
+DEFAULT_SUITE = "standard-v1"
+DEFAULT_MODEL = "local/smollm2"
+# A short reply keeps the bundled 135M model's run within minutes on two CPU cores.
+DEFAULT_MAX_TOKENS = {"local": 160}
+DEFAULT_CONNECTIONS = {"local": 32, "mock": 16}
+
+
+def parse_options(pairs: list[str]) -> dict[str, str | int | float | bool]:
+    options: dict[str, str | int | float | bool] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"--option takes key=value, got {pair!r}")
+        value: str | int | float | bool = raw
+        if raw.lower() in ("true", "false"):
+            value = raw.lower() == "true"
+        else:
+            for cast in (int, float):
+                try:
+                    value = cast(raw)
+                    break
+                except ValueError:
+                    continue
+        options[key] = value
+    return options
+
+
+def default_run_dir(suite: str, model_id: str, strategy: str) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(suite).stem}__{model_id}__{strategy}")
+    return Path("runs") / slug
+
+
+def print_run_summary(result: RunResult) -> None:
+    manifest = result.manifest
+    totals = manifest.totals
+    console.print(f"run {manifest.run_id} → {result.store.directory} ({manifest.status})")
+    console.print(f"items {totals.items}: {totals.completed} answered, {totals.errors} failed, "
+                  f"{totals.cached} from cache, {result.skipped} already done before this call; "
+                  f"{result.calls_made} model calls; tokens {totals.input_tokens:,} in / "
+                  f"{totals.output_tokens:,} out; {totals.wall_s:.1f} s"
+                  + (f"; cost ${totals.cost_usd:.4f}" if totals.cost_usd is not None else ""),
+                  highlight=False)
+    suite = load_suite(manifest.suite.source)
+    scenarios = {s.id: s for s in suite.scenarios}
+    scores = [score for (sid, _), response in result.responses.items()
+              if sid in scenarios and (score := score_deterministic(scenarios[sid], response))]
+    if not scores:
+        return
+    n = len(scores)
+    table = Table(title="scored without a judge")
+    for column in ("dimension", "mean", "n", "unparsed"):
+        table.add_column(column)
+    table.add_row("emotion recognition", f"{sum(s.emotion_recognition for s in scores) / n:.3f}",
+                  str(n), str(sum(not s.emotion_parsed for s in scores)))
+    table.add_row("assistance needed", f"{sum(s.assistance_needed for s in scores) / n:.3f}",
+                  str(n), str(sum(not s.help_parsed for s in scores)))
+    console.print(table)
+    console.print("The other four dimensions need a judge. Unparsed answers score 0.",
+                  highlight=False)
+
+
+def _run(
+    suite: Annotated[str, typer.Option(help="Bundled suite name or JSONL file.")] = DEFAULT_SUITE,
+    model: Annotated[str, typer.Option(help="Model id: provider/name.")] = DEFAULT_MODEL,
+    run_dir: Annotated[Path | None, typer.Option(help="Run directory (default: runs/…).")] = None,
+    resume: Annotated[Path | None, typer.Option(
+        help="Resume the run in this directory with its recorded settings.")] = None,
+    strategy: Annotated[str, typer.Option(
+        help="plain | chain-of-empathy | empathize-first")] = "plain",
+    epochs: Annotated[int, typer.Option(help="Answers per item (sampled).")] = 1,
+    limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
+    kinds: Annotated[str | None, typer.Option(help="Comma-separated kinds to run.")] = None,
+    max_connections: Annotated[int | None, typer.Option(
+        help="Concurrent requests (local: batch size).")] = None,
+    rpm: Annotated[float | None, typer.Option(help="Requests-per-minute limit.")] = None,
+    max_attempts: Annotated[int, typer.Option(help="Attempts per item.")] = 6,
+    temperature: Annotated[float, typer.Option()] = 0.0,
+    max_tokens: Annotated[int | None, typer.Option(help="Default 400 (local: 160).")] = None,
+    top_p: Annotated[float | None, typer.Option()] = None,
+    seed: Annotated[int | None, typer.Option(help="Sampling seed, if the provider takes one.")] = None,
+    system_prompt: Annotated[str | None, typer.Option(help="Replace the system prompt.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Server URL for OpenAI-compatible ids.")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Variable that holds the key.")] = None,
+    option: Annotated[list[str] | None, typer.Option(help="Provider option key=value.")] = None,
+    cache: Annotated[Path | None, typer.Option(help="Cache file.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")] = False,
+    prices: Annotated[Path | None, typer.Option(help="JSON/YAML token prices per model id.")] = None,
+    no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+) -> None:
+    """Run a suite through a model (default: standard-v1 on the bundled local/smollm2)."""
+    if resume is not None:
+        manifest = RunStore(resume).read_manifest()
+        spec = ModelSpec.model_validate(manifest.model)
+        loaded = load_suite(manifest.suite.source)
+        if loaded.sha256 != manifest.suite.sha256:
+            raise UserError(f"the suite {manifest.suite.source} changed since the run started")
+        options = RunOptions(
+            suite=loaded, suite_source=manifest.suite.source, spec=spec, run_dir=resume,
+            strategy=manifest.strategy, epochs=manifest.epochs, limit=manifest.limit,
+            kinds=manifest.kinds, max_connections=manifest.max_connections,
+            requests_per_minute=manifest.requests_per_minute)
+    else:
+        provider = model.partition("/")[0]
+        params = GenerationParams(
+            temperature=temperature, top_p=top_p, seed=seed,
+            max_tokens=max_tokens or DEFAULT_MAX_TOKENS.get(provider, 400))
+        spec = parse_model_id(model, base_url=base_url, api_key_env=api_key_env,
+                              system_prompt=system_prompt, params=params,
+                              options=parse_options(option or []))
+        loaded = load_suite(suite)
+        kind_list = [k.strip() for k in kinds.split(",")] if kinds else None
+        options = RunOptions(
+            suite=loaded, suite_source=suite if not Path(suite).exists() else str(Path(suite).resolve()),
+            spec=spec, run_dir=run_dir or default_run_dir(suite, spec.id, strategy),
+            strategy=strategy, epochs=epochs, limit=limit, kinds=kind_list,
+            max_connections=max_connections or int(spec.options.get(
+                "batch_size", DEFAULT_CONNECTIONS.get(provider, 8))),
+            requests_per_minute=rpm)
+    options.max_attempts = max_attempts
+    options.cache_path = None if no_cache else (cache or default_cache_path())
+    options.prices = load_prices(prices) if prices else {}
+    options.show_progress = not no_progress
+    select_scenarios(options.suite, options.limit, options.kinds)  # fail fast on bad selection
+    resolve_api_key(options.spec)  # a missing key is reported before any work starts
+    result = asyncio.run(execute_run(options))
+    print_run_summary(result)
+    if result.manifest.status != "complete":
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(_run)

@@ -1,0 +1,1 @@
+"""Scoring responses: answer parsing, deterministic dimensions, judges."""

@@ -1,0 +1,91 @@
+"""Read the tested model's answer: chosen emotion, whether help is needed, person, reply.
+
+Models answer in many shapes ('EMOTION: B', '**Emotion:** (b) anxious', 'Emotion - anxious',
+'The answer is B'); the parser accepts the common ones and says when it could not read
+a field, so a parse failure is counted rather than guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from empathybench.types import LETTERS, Letter
+
+_MARKDOWN = re.compile(r"[*_`#>]+")
+_FIELD = re.compile(
+    r"^\s*(?:\d+[.)]\s*)?(person|emotion|needs?[ _-]?help|reply)\s*[:\-–=]\s*(.*)$",
+    re.IGNORECASE,
+)
+_LETTER_VALUE = re.compile(r"^[\(\[]?([ABC])(?:[\)\]\.:,]|\s|$)|^[\(\[]?([abc])(?:[\)\]\.:]|$)")
+_LETTER_ANYWHERE = re.compile(
+    r"\b(?:option|answer|emotion)\b[^\n]{0,20}?\b(?:is\s+)?\(?([ABC])\)?(?:\b|$)")
+_YES = re.compile(r"^(yes|yeah|yep|y|true)\b", re.IGNORECASE)
+_NO = re.compile(r"^(no|nope|n|false|not really)\b", re.IGNORECASE)
+
+
+@dataclass
+class ParsedAnswer:
+    letter: Letter | None = None
+    needs_help: bool | None = None
+    person: str | None = None
+    reply: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def _letter_from(value: str, options: list[str]) -> Letter | None:
+    match = _LETTER_VALUE.match(value.strip())
+    if match:
+        return (match.group(1) or match.group(2)).upper()  # type: ignore[return-value]
+    lowered = value.lower()
+    named = [letter for letter, option in zip(LETTERS, options)
+             if re.search(rf"\b{re.escape(option.lower())}\b", lowered)]
+    return named[0] if len(named) == 1 else None
+
+
+def parse_answer(text: str, options: list[str]) -> ParsedAnswer:
+    parsed = ParsedAnswer()
+    fields: dict[str, str] = {}
+    reply_lines: list[str] | None = None  # collecting while not None
+    replies: list[str] = []
+    for raw_line in text.splitlines():
+        line = _MARKDOWN.sub("", raw_line)
+        match = _FIELD.match(line)
+        if match:
+            if reply_lines is not None:  # a new field ends the reply
+                replies.append("\n".join(reply_lines))
+                reply_lines = None
+            name = match.group(1).lower()
+            name = "needs_help" if name.startswith("need") else name
+            if name == "reply":
+                reply_lines = [match.group(2).strip()]
+            else:
+                fields.setdefault(name, match.group(2).strip())
+        elif reply_lines is not None:
+            reply_lines.append(raw_line.rstrip())
+    if reply_lines is not None:
+        replies.append("\n".join(reply_lines))
+
+    if "emotion" in fields:
+        parsed.letter = _letter_from(fields["emotion"], options)
+    if parsed.letter is None:
+        match = _LETTER_ANYWHERE.search(_MARKDOWN.sub("", text))
+        parsed.letter = match.group(1) if match else None  # type: ignore[assignment]
+    if parsed.letter is None:
+        parsed.problems.append("emotion choice not found")
+
+    value = fields.get("needs_help", "")
+    if _YES.match(value):
+        parsed.needs_help = True
+    elif _NO.match(value):
+        parsed.needs_help = False
+    else:
+        parsed.problems.append("needs-help answer not found")
+
+    if fields.get("person"):
+        parsed.person = fields["person"].strip(" .\"'")
+    if replies:
+        parsed.reply = replies[0].strip() or None
+    if parsed.reply is None:
+        parsed.problems.append("reply not found")
+    return parsed

@@ -1,0 +1,1 @@
+"""Access to models: the ModelAPI protocol, model specs, and one adapter per provider."""

@@ -1,0 +1,111 @@
+"""Model ids (``provider/name``) → specs → adapters.
+
+Every provider is listed once here, with its default endpoint and the environment
+variable that holds its key. Adapters are imported lazily so the core install never
+needs torch or a provider SDK it does not use.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from empathybench.errors import UserError
+from empathybench.models.base import GenerationParams, ModelAPI, ModelSpec
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    adapter: str
+    """``module:Class`` of the adapter, imported on first use."""
+    base_url: str | None = None
+    key_env: str | None = None
+    key_required: bool = True
+    description: str = ""
+
+
+_OPENAI = "empathybench.models.openai_compatible:OpenAICompatibleModel"
+PROVIDERS: dict[str, Provider] = {
+    provider.name: provider
+    for provider in (
+        Provider("openai", _OPENAI, "https://api.openai.com/v1", "OPENAI_API_KEY",
+                 description="OpenAI API"),
+        Provider("openrouter", _OPENAI, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
+                 description="OpenRouter (name is 'vendor/model')"),
+        Provider("deepseek", _OPENAI, "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY",
+                 description="DeepSeek API"),
+        Provider("ollama", _OPENAI, "http://127.0.0.1:11434/v1", None, key_required=False,
+                 description="a local Ollama server"),
+        Provider("vllm", _OPENAI, "http://127.0.0.1:8000/v1", "VLLM_API_KEY", key_required=False,
+                 description="a vLLM OpenAI-compatible server"),
+        Provider("llamacpp", _OPENAI, "http://127.0.0.1:8080/v1", "LLAMACPP_API_KEY",
+                 key_required=False, description="a llama.cpp / llama-cpp-python server"),
+        Provider("openai-compatible", _OPENAI, None, "OPENAI_COMPATIBLE_API_KEY",
+                 key_required=False, description="any OpenAI-compatible server (--base-url)"),
+        Provider("anthropic", "empathybench.models.anthropic_model:AnthropicModel", None,
+                 "ANTHROPIC_API_KEY", description="Anthropic API"),
+        Provider("local", "empathybench.models.local:LocalModel", None, None, key_required=False,
+                 description="'local/smollm2' (bundled) or local/PATH to a HF directory or GGUF"),
+        Provider("mock", "empathybench.models.mock:MockModel", None, None, key_required=False,
+                 description="scripted deterministic answers, for tests and dry runs"),
+    )
+}
+
+
+def parse_model_id(
+    model_id: str,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    system_prompt: str | None = None,
+    params: GenerationParams | None = None,
+    options: dict[str, str | int | float | bool] | None = None,
+) -> ModelSpec:
+    """``provider/name`` plus options into a ModelSpec (errors list the known providers)."""
+    provider_name, _, name = model_id.partition("/")
+    if not name or provider_name not in PROVIDERS:
+        known = ", ".join(PROVIDERS)
+        raise UserError(f"unknown model id {model_id!r}: use provider/name with a provider from: "
+                        f"{known}")
+    provider = PROVIDERS[provider_name]
+    url = base_url or provider.base_url
+    if provider_name == "openai-compatible" and not url:
+        raise UserError("openai-compatible models need --base-url (e.g. http://127.0.0.1:8000/v1)")
+    return ModelSpec(
+        provider=provider_name,
+        name=name,
+        base_url=url,
+        api_key_env=api_key_env or provider.key_env,
+        system_prompt=system_prompt,
+        params=params or GenerationParams(),
+        options=options or {},
+    )
+
+
+def resolve_api_key(spec: ModelSpec) -> str | None:
+    """The key from the environment; a clear error naming the variable when it is needed."""
+    provider = PROVIDERS[spec.provider]
+    key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
+    if not key and provider.key_required:
+        raise UserError(f"{spec.id} needs an API key: set the environment variable "
+                        f"{spec.api_key_env}")
+    return key or None
+
+
+def create_model(spec: ModelSpec) -> ModelAPI:
+    """Instantiate the adapter for ``spec`` (imports its module on first use)."""
+    import importlib
+
+    provider = PROVIDERS.get(spec.provider)
+    if provider is None:
+        raise UserError(f"unknown provider {spec.provider!r}; known: {', '.join(PROVIDERS)}")
+    module_name, _, class_name = provider.adapter.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        extra = " (install the local extra: pip install 'empathybench[local]')" if (
+            spec.provider == "local") else ""
+        raise UserError(f"cannot load the {spec.provider} adapter: {error}{extra}") from None
+    adapter: ModelAPI = getattr(module, class_name)(spec)
+    return adapter

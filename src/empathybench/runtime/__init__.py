@@ -1,0 +1,1 @@
+"""Run-time machinery: response cache, run store, rate limiting."""

@@ -1,0 +1,88 @@
+"""A response cache in SQLite with JSON values (never pickle).
+
+The key is a sha256 over everything that can change an answer: provider, model, base URL,
+system prompt, provider options, messages, every generation parameter, the epoch and the
+prompt/strategy versions. Only successful outputs are stored; errors and content-filter
+stops never are. Entries do not expire.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+from empathybench.models.base import ModelOutput, ModelRequest, ModelSpec
+
+CACHE_FORMAT = 1
+# Options that only change how we talk to the provider, not what it answers.
+_TRANSPORT_OPTIONS = frozenset({"timeout", "batch_size"})
+
+
+def default_cache_path() -> Path:
+    configured = os.environ.get("EMPATHYBENCH_CACHE")
+    if configured:
+        return Path(configured)
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "empathybench" / "responses.sqlite"
+
+
+def cache_key(spec: ModelSpec, request: ModelRequest, *, epoch: int, versions: dict[str, str]) -> str:
+    material = {
+        "format": CACHE_FORMAT,
+        "provider": spec.provider,
+        "model": spec.name,
+        "base_url": spec.base_url,
+        "system_prompt": spec.system_prompt,
+        "options": {k: v for k, v in sorted(spec.options.items()) if k not in _TRANSPORT_OPTIONS},
+        "messages": [message.model_dump() for message in request.messages],
+        "params": request.params.model_dump(),
+        "epoch": epoch,
+        "versions": dict(sorted(versions.items())),
+    }
+    canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ResponseCache:
+    """Thread-safe get/put of ModelOutput by key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.execute("PRAGMA synchronous=NORMAL")
+        self._connection.execute(
+            "CREATE TABLE IF NOT EXISTS responses ("
+            "key TEXT PRIMARY KEY, model TEXT NOT NULL, value TEXT NOT NULL, created_at TEXT NOT NULL)"
+        )
+
+    def get(self, key: str) -> ModelOutput | None:
+        with self._lock:
+            row = self._connection.execute(
+                "SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return ModelOutput.model_validate_json(row[0])
+
+    def put(self, key: str, model_id: str, output: ModelOutput) -> None:
+        created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with self._lock:
+            self._connection.execute(
+                "INSERT OR REPLACE INTO responses (key, model, value, created_at) VALUES (?, ?, ?, ?)",
+                (key, model_id, output.model_dump_json(), created),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
