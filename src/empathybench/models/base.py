@@ -20,6 +20,7 @@ ErrorKind = Literal[
     "timeout",  # no answer in time: retry
     "connection",  # could not connect / connection dropped: retry
     "bad_response",  # unparseable or empty answer from the provider: retry a bounded number
+    "incomplete",  # empty answer cut off at the token limit: the same call would end the same
     "auth",  # 401/403 or missing key: never retry
     "client",  # other 4xx (bad request, not found, too long): never retry
     "content_filter",  # the provider refused to answer this input: never retry
