@@ -27,10 +27,27 @@ def cli(*args: str) -> list[str]:
 
 def start_run(suite: Path, run_dir: Path, call_log: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        cli("run", "--suite", str(suite), "--model", "mock/echo", "--option", "latency=0.05",
-            "--option", f"call_log={call_log}", "--max-connections", "4", "--no-cache",
-            "--no-progress", "--run-dir", str(run_dir)),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cli(
+            "run",
+            "--suite",
+            str(suite),
+            "--model",
+            "mock/echo",
+            "--option",
+            "latency=0.05",
+            "--option",
+            f"call_log={call_log}",
+            "--max-connections",
+            "4",
+            "--no-cache",
+            "--no-progress",
+            "--run-dir",
+            str(run_dir),
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def texts(run_dir: Path) -> dict[tuple[str, int], str | None]:
@@ -65,8 +82,12 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(
     finished_before = {sid for sid, _ in RunStore(run_dir).latest_responses()}
     assert 8 <= len(finished_before) < 30, "the kill should land mid-run"
 
-    resumed = subprocess.run(cli("run", "--resume", str(run_dir), "--no-cache", "--no-progress"),
-                             capture_output=True, text=True, timeout=120)
+    resumed = subprocess.run(
+        cli("run", "--resume", str(run_dir), "--no-cache", "--no-progress"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert resumed.returncode == 0, resumed.stderr
 
     # Exactly the responses of the uninterrupted run, one record each, run marked complete.

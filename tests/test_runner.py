@@ -15,9 +15,15 @@ from empathybench.types import Suite
 
 
 def options(suite: Suite, run_dir: Path, **changes: object) -> RunOptions:
-    base = RunOptions(suite=suite, suite_source="small", spec=parse_model_id("mock/echo"),
-                      run_dir=run_dir, max_connections=4, show_progress=False,
-                      max_backoff_s=0.01)
+    base = RunOptions(
+        suite=suite,
+        suite_source="small",
+        spec=parse_model_id("mock/echo"),
+        run_dir=run_dir,
+        max_connections=4,
+        show_progress=False,
+        max_backoff_s=0.01,
+    )
     for key, value in changes.items():
         setattr(base, key, value)
     return base
@@ -27,7 +33,9 @@ def run(opts: RunOptions, model: MockModel | None = None) -> RunResult:
     return asyncio.run(execute_run(opts, model))
 
 
-def test_a_run_answers_every_item_and_records_provenance(small_suite: Suite, tmp_path: Path) -> None:
+def test_a_run_answers_every_item_and_records_provenance(
+    small_suite: Suite, tmp_path: Path
+) -> None:
     model = MockModel(parse_model_id("mock/echo"))
     result = run(options(small_suite, tmp_path / "r"), model)
     assert len(result.responses) == 30
@@ -55,14 +63,19 @@ def test_resume_only_sends_unfinished_items(small_suite: Suite, tmp_path: Path) 
 
 def test_the_cache_answers_a_repeated_run_without_calls(small_suite: Suite, tmp_path: Path) -> None:
     cache = tmp_path / "c.sqlite"
-    run(options(small_suite, tmp_path / "a", cache_path=cache), MockModel(parse_model_id("mock/echo")))
+    run(
+        options(small_suite, tmp_path / "a", cache_path=cache),
+        MockModel(parse_model_id("mock/echo")),
+    )
     model = MockModel(parse_model_id("mock/echo"))
     result = run(options(small_suite, tmp_path / "b", cache_path=cache), model)
     assert model.total_calls == 0
     assert all(r.cached and r.attempts == 0 for r in result.responses.values())
 
 
-def test_errors_are_recorded_not_cached_and_retried_on_resume(small_suite: Suite, tmp_path: Path) -> None:
+def test_errors_are_recorded_not_cached_and_retried_on_resume(
+    small_suite: Suite, tmp_path: Path
+) -> None:
     def refuse(request: ModelRequest, attempt: int) -> str:
         raise ModelCallError("client", "bad request", status=400)
 
@@ -70,8 +83,9 @@ def test_errors_are_recorded_not_cached_and_retried_on_resume(small_suite: Suite
     failing = MockModel(parse_model_id("mock/echo"), script=refuse)
     result = run(options(small_suite, tmp_path / "r", cache_path=cache, limit=5), failing)
     assert failing.total_calls == 5  # a 400 is never retried
-    assert all(r.error and r.error.kind == "client" and r.text is None
-               for r in result.responses.values())
+    assert all(
+        r.error and r.error.kind == "client" and r.text is None for r in result.responses.values()
+    )
     assert result.manifest.status == "incomplete"
     assert len(ResponseCache(cache)) == 0
     healthy = MockModel(parse_model_id("mock/echo"))
@@ -81,7 +95,9 @@ def test_errors_are_recorded_not_cached_and_retried_on_resume(small_suite: Suite
     assert result.manifest.status == "complete"
 
 
-def test_retryable_failures_are_retried_with_retry_after(small_suite: Suite, tmp_path: Path) -> None:
+def test_retryable_failures_are_retried_with_retry_after(
+    small_suite: Suite, tmp_path: Path
+) -> None:
     def flaky(request: ModelRequest, attempt: int) -> ModelOutput | str:
         if attempt == 1:
             raise ModelCallError("rate_limit", "slow down", status=429, retry_after=0.01)
@@ -102,16 +118,19 @@ def test_attempts_are_bounded(small_suite: Suite, tmp_path: Path) -> None:
     model = MockModel(parse_model_id("mock/echo"), script=down)
     result = run(options(small_suite, tmp_path / "r", limit=3, max_attempts=3), model)
     assert model.total_calls == 9
-    assert all(r.error and r.error.kind == "server" and r.attempts == 3
-               for r in result.responses.values())
+    assert all(
+        r.error and r.error.kind == "server" and r.attempts == 3 for r in result.responses.values()
+    )
 
 
 def test_an_adapter_bug_is_recorded_as_an_error(small_suite: Suite, tmp_path: Path) -> None:
     def broken(request: ModelRequest, attempt: int) -> str:
         raise KeyError("surprise")
 
-    result = run(options(small_suite, tmp_path / "r", limit=2),
-                 MockModel(parse_model_id("mock/echo"), script=broken))
+    result = run(
+        options(small_suite, tmp_path / "r", limit=2),
+        MockModel(parse_model_id("mock/echo"), script=broken),
+    )
     assert all(r.error and r.error.kind == "internal" for r in result.responses.values())
 
 
@@ -129,10 +148,14 @@ def test_strategies_change_the_prompt_and_the_cache_key(small_suite: Suite, tmp_
         seen.append(request.messages[0].content)
         return "EMOTION: A\nNEEDS_HELP: yes\nREPLY: ok"
 
-    plain = run(options(small_suite, tmp_path / "p", limit=1),
-                MockModel(parse_model_id("mock/echo"), script=record))
-    coe = run(options(small_suite, tmp_path / "c", limit=1, strategy="chain-of-empathy"),
-              MockModel(parse_model_id("mock/echo"), script=record))
+    plain = run(
+        options(small_suite, tmp_path / "p", limit=1),
+        MockModel(parse_model_id("mock/echo"), script=record),
+    )
+    coe = run(
+        options(small_suite, tmp_path / "c", limit=1, strategy="chain-of-empathy"),
+        MockModel(parse_model_id("mock/echo"), script=record),
+    )
     assert "REASONING:" not in seen[0] and "REASONING:" in seen[1]
     key = next(iter(plain.responses.values())).request_key
     assert key != next(iter(coe.responses.values())).request_key
@@ -140,8 +163,10 @@ def test_strategies_change_the_prompt_and_the_cache_key(small_suite: Suite, tmp_
 
 
 def test_epochs_give_one_record_per_item_and_epoch(small_suite: Suite, tmp_path: Path) -> None:
-    result = run(options(small_suite, tmp_path / "r", limit=4, epochs=3),
-                 MockModel(parse_model_id("mock/echo")))
+    result = run(
+        options(small_suite, tmp_path / "r", limit=4, epochs=3),
+        MockModel(parse_model_id("mock/echo")),
+    )
     assert sorted({epoch for _, epoch in result.responses}) == [0, 1, 2]
     assert len({r.request_key for r in result.responses.values()}) == 12
 

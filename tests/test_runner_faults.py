@@ -59,11 +59,20 @@ def script(body: Any, attempt: int) -> Behaviour:
 
 
 def run_against(server: FakeLLMServer, suite: Suite, run_dir: Path, cache: Path) -> RunResult:
-    spec = parse_model_id("openai-compatible/fake-model", base_url=server.openai_base_url,
-                          options={"timeout": 0.5})
-    options = RunOptions(suite=suite, suite_source="small", spec=spec, run_dir=run_dir,
-                         max_connections=6, max_attempts=3, max_backoff_s=0.01,
-                         cache_path=cache, show_progress=False)
+    spec = parse_model_id(
+        "openai-compatible/fake-model", base_url=server.openai_base_url, options={"timeout": 0.5}
+    )
+    options = RunOptions(
+        suite=suite,
+        suite_source="small",
+        spec=spec,
+        run_dir=run_dir,
+        max_connections=6,
+        max_attempts=3,
+        max_backoff_s=0.01,
+        cache_path=cache,
+        show_progress=False,
+    )
     return asyncio.run(execute_run(options))
 
 
@@ -103,8 +112,9 @@ def test_faults_end_in_answers_or_explicit_errors_and_nothing_is_billed_twice(
         assert again.skipped == sum(f not in ("empty", "400") for f in faults.values())
 
         # The key reached the server, and nowhere else.
-        assert any(r.headers.get("authorization") == f"Bearer {PLANTED_KEY}"
-                   for r in server.requests)
+        assert any(
+            r.headers.get("authorization") == f"Bearer {PLANTED_KEY}" for r in server.requests
+        )
     for path in [*tmp_path.rglob("*")]:
         if path.is_file():
             assert PLANTED_KEY.encode() not in path.read_bytes(), path

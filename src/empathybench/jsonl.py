@@ -75,7 +75,9 @@ def parse_record(data: dict[str, object], model: type[ModelT], where: str) -> Mo
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        raise RecordFormatError(f"{where}: invalid {model.__name__} ({_first_error(error)})") from None
+        raise RecordFormatError(
+            f"{where}: invalid {model.__name__} ({_first_error(error)})"
+        ) from None
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -87,27 +87,43 @@ def select_scenarios(suite: Suite, limit: int | None, kinds: list[str] | None) -
 def _new_manifest(options: RunOptions, strategy: Strategy, n_items: int) -> RunManifest:
     now = provenance.now_iso()
     return RunManifest(
-        run_id=uuid.uuid4().hex[:12], created_at=now, updated_at=now, status="running",
-        suite=SuiteRef(name=options.suite.name, source=options.suite_source,
-                       sha256=options.suite.sha256, n=len(options.suite.scenarios)),
-        model=options.spec.model_dump(mode="json"), strategy=strategy.name,
-        strategy_version=strategy.version, prompt_version=PROMPT_VERSION, epochs=options.epochs,
-        limit=options.limit, kinds=options.kinds, max_connections=options.max_connections,
+        run_id=uuid.uuid4().hex[:12],
+        created_at=now,
+        updated_at=now,
+        status="running",
+        suite=SuiteRef(
+            name=options.suite.name,
+            source=options.suite_source,
+            sha256=options.suite.sha256,
+            n=len(options.suite.scenarios),
+        ),
+        model=options.spec.model_dump(mode="json"),
+        strategy=strategy.name,
+        strategy_version=strategy.version,
+        prompt_version=PROMPT_VERSION,
+        epochs=options.epochs,
+        limit=options.limit,
+        kinds=options.kinds,
+        max_connections=options.max_connections,
         requests_per_minute=options.requests_per_minute,
-        package_versions=provenance.package_versions(), python=provenance.python_version(),
-        platform=provenance.platform_name(), git_revision=provenance.git_revision(),
+        package_versions=provenance.package_versions(),
+        python=provenance.python_version(),
+        platform=provenance.platform_name(),
+        git_revision=provenance.git_revision(),
         totals=RunTotals(items=n_items),
     )
 
 
 def _check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) -> None:
     mismatches = [
-        name for name, old, new in (
+        name
+        for name, old, new in (
             ("suite", existing.suite.sha256, fresh.suite.sha256),
             ("model", existing.model, fresh.model),
             ("strategy", existing.strategy_version, fresh.strategy_version),
             ("prompt version", existing.prompt_version, fresh.prompt_version),
-        ) if old != new
+        )
+        if old != new
     ]
     if mismatches:
         raise UserError(
@@ -130,19 +146,37 @@ class _Totals:
         self.output_tokens += response.usage.output_tokens
 
 
-async def _answer(model: ModelAPI, options: RunOptions, strategy: Strategy, scenario: Scenario,
-                  epoch: int, run_id: str, cache: ResponseCache | None,
-                  limiter: RateLimiter) -> Response:
+async def _answer(
+    model: ModelAPI,
+    options: RunOptions,
+    strategy: Strategy,
+    scenario: Scenario,
+    epoch: int,
+    run_id: str,
+    cache: ResponseCache | None,
+    limiter: RateLimiter,
+) -> Response:
     spec = options.spec
     params = spec.params
     if options.epochs > 1 and params.seed is not None:
         params = params.model_copy(update={"seed": params.seed + epoch})
-    request = ModelRequest(messages=apply_strategy(strategy, scenario.messages, spec.system_prompt),
-                           params=params)
-    key = cache_key(spec, request, epoch=epoch,
-                    versions={"strategy": strategy.version, "prompt": scenario.prompt_version})
-    common = {"run_id": run_id, "scenario_id": scenario.id, "epoch": epoch, "model": spec.id,
-              "strategy": strategy.name, "request_key": key}
+    request = ModelRequest(
+        messages=apply_strategy(strategy, scenario.messages, spec.system_prompt), params=params
+    )
+    key = cache_key(
+        spec,
+        request,
+        epoch=epoch,
+        versions={"strategy": strategy.version, "prompt": scenario.prompt_version},
+    )
+    common = {
+        "run_id": run_id,
+        "scenario_id": scenario.id,
+        "epoch": epoch,
+        "model": spec.id,
+        "strategy": strategy.name,
+        "request_key": key,
+    }
     cached = cache.get(key) if cache is not None else None
     if cached is not None:
         return _response(common, cached, latency=0.0, attempts=0, cached=True)
@@ -158,42 +192,76 @@ async def _answer(model: ModelAPI, options: RunOptions, strategy: Strategy, scen
 
     started = time.perf_counter()
     try:
-        output = await call_with_retries(call, max_attempts=options.max_attempts,
-                                         max_backoff_s=options.max_backoff_s, on_attempt=count)
+        output = await call_with_retries(
+            call,
+            max_attempts=options.max_attempts,
+            max_backoff_s=options.max_backoff_s,
+            on_attempt=count,
+        )
     except ModelCallError as error:
         failure = CallError(kind=error.kind, message=error.message, status=error.status)
-        return Response(**common, text=None, latency_s=round(time.perf_counter() - started, 4),
-                        attempts=attempts, cached=False, error=failure,
-                        finished_at=provenance.now_iso())
+        return Response(
+            **common,
+            text=None,
+            latency_s=round(time.perf_counter() - started, 4),
+            attempts=attempts,
+            cached=False,
+            error=failure,
+            finished_at=provenance.now_iso(),
+        )
     except Exception as error:  # an adapter bug must not lose the run: record it explicitly
         failure = CallError(kind="internal", message=f"{type(error).__name__}: {error}")
-        return Response(**common, text=None, latency_s=round(time.perf_counter() - started, 4),
-                        attempts=attempts, cached=False, error=failure,
-                        finished_at=provenance.now_iso())
+        return Response(
+            **common,
+            text=None,
+            latency_s=round(time.perf_counter() - started, 4),
+            attempts=attempts,
+            cached=False,
+            error=failure,
+            finished_at=provenance.now_iso(),
+        )
     if cache is not None:
         cache.put(key, spec.id, output)
-    return _response(common, output, latency=time.perf_counter() - started, attempts=attempts,
-                     cached=False)
+    return _response(
+        common, output, latency=time.perf_counter() - started, attempts=attempts, cached=False
+    )
 
 
-def _response(common: dict[str, object], output: ModelOutput, *, latency: float, attempts: int,
-              cached: bool) -> Response:
-    return Response.model_validate({
-        **common, "text": output.text, "reasoning": output.reasoning,
-        "stop_reason": output.stop_reason, "refusal": output.refusal,
-        "usage": TokenUsage(input_tokens=output.input_tokens or 0,
-                            output_tokens=output.output_tokens or 0),
-        "latency_s": round(latency, 4), "attempts": attempts, "cached": cached,
-        "provider_model": output.provider_model, "finished_at": provenance.now_iso(),
-    })
+def _response(
+    common: dict[str, object], output: ModelOutput, *, latency: float, attempts: int, cached: bool
+) -> Response:
+    return Response.model_validate(
+        {
+            **common,
+            "text": output.text,
+            "reasoning": output.reasoning,
+            "stop_reason": output.stop_reason,
+            "refusal": output.refusal,
+            "usage": TokenUsage(
+                input_tokens=output.input_tokens or 0, output_tokens=output.output_tokens or 0
+            ),
+            "latency_s": round(latency, 4),
+            "attempts": attempts,
+            "cached": cached,
+            "provider_model": output.provider_model,
+            "finished_at": provenance.now_iso(),
+        }
+    )
 
 
 def _progress(enabled: bool) -> Progress:
     return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("eta"),
-        TimeRemainingColumn(), TextColumn("{task.fields[tokens]}"),
-        console=Console(stderr=True), disable=not enabled, transient=False,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[tokens]}"),
+        console=Console(stderr=True),
+        disable=not enabled,
+        transient=False,
     )
 
 
@@ -211,9 +279,13 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
     if store.exists():
         existing = store.read_manifest()
         _check_same_run(existing, manifest, options.run_dir)
-        manifest = manifest.model_copy(update={
-            "run_id": existing.run_id, "created_at": existing.created_at,
-            "totals": RunTotals(items=len(items), wall_s=existing.totals.wall_s)})
+        manifest = manifest.model_copy(
+            update={
+                "run_id": existing.run_id,
+                "created_at": existing.created_at,
+                "totals": RunTotals(items=len(items), wall_s=existing.totals.wall_s),
+            }
+        )
     store.write_manifest(manifest)
     previous = store.latest_responses()
     pending = [(s, e) for s, e in items if not (r := previous.get((s.id, e))) or not r.ok]
@@ -233,25 +305,31 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
     store.open_for_append()
     try:
         with _progress(options.show_progress) as progress:
-            task = progress.add_task(f"{options.spec.id}", total=len(items), completed=skipped,
-                                     rate="", tokens="")
+            task = progress.add_task(
+                f"{options.spec.id}", total=len(items), completed=skipped, rate="", tokens=""
+            )
 
             async def worker() -> None:
                 nonlocal calls_before
                 for scenario, epoch in work:
-                    response = await _answer(model, options, strategy, scenario, epoch,
-                                             manifest.run_id, cache, limiter)
+                    response = await _answer(
+                        model, options, strategy, scenario, epoch, manifest.run_id, cache, limiter
+                    )
                     store.append(response)
                     calls_before += response.attempts
                     totals.add(response)
                     elapsed = max(time.perf_counter() - started, 1e-9)
                     done_now = totals.completed + totals.errors - skipped
-                    progress.update(task, advance=1, rate=f"{done_now / elapsed:.1f} items/s",
-                                    tokens=f"{totals.input_tokens:,} in / "
-                                           f"{totals.output_tokens:,} out tokens")
+                    progress.update(
+                        task,
+                        advance=1,
+                        rate=f"{done_now / elapsed:.1f} items/s",
+                        tokens=f"{totals.input_tokens:,} in / {totals.output_tokens:,} out tokens",
+                    )
 
-            await asyncio.gather(*(worker() for _ in range(min(options.max_connections,
-                                                               max(len(pending), 1)))))
+            await asyncio.gather(
+                *(worker() for _ in range(min(options.max_connections, max(len(pending), 1))))
+            )
     finally:
         store.close()
         if cache is not None:
@@ -261,18 +339,27 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
         latest = store.latest_responses()
         complete = all((s.id, e) in latest and latest[(s.id, e)].ok for s, e in items)
         price = options.prices.get(options.spec.id)
-        manifest = manifest.model_copy(update={
-            "updated_at": provenance.now_iso(),
-            "status": "complete" if complete else "incomplete",
-            "totals": RunTotals(
-                items=totals.items, completed=totals.completed, errors=totals.errors,
-                cached=totals.cached, input_tokens=totals.input_tokens,
-                output_tokens=totals.output_tokens,
-                cost_usd=(round(price.cost(totals.input_tokens, totals.output_tokens), 6)
-                          if price else None),
-                wall_s=round(manifest.totals.wall_s + time.perf_counter() - started, 3),
-            ),
-        })
+        manifest = manifest.model_copy(
+            update={
+                "updated_at": provenance.now_iso(),
+                "status": "complete" if complete else "incomplete",
+                "totals": RunTotals(
+                    items=totals.items,
+                    completed=totals.completed,
+                    errors=totals.errors,
+                    cached=totals.cached,
+                    input_tokens=totals.input_tokens,
+                    output_tokens=totals.output_tokens,
+                    cost_usd=(
+                        round(price.cost(totals.input_tokens, totals.output_tokens), 6)
+                        if price
+                        else None
+                    ),
+                    wall_s=round(manifest.totals.wall_s + time.perf_counter() - started, 3),
+                ),
+            }
+        )
         store.write_manifest(manifest)
-    return RunResult(manifest=manifest, store=store, responses=latest, calls_made=calls_before,
-                     skipped=skipped)
+    return RunResult(
+        manifest=manifest, store=store, responses=latest, calls_made=calls_before, skipped=skipped
+    )

@@ -9,8 +9,13 @@ import pytest
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "empathybench", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "empathybench", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[str], fragment: str) -> None:
@@ -35,7 +40,10 @@ def test_generate_validate_show_round_trip(tmp_path: Path) -> None:
 
 def test_generate_respects_kinds(tmp_path: Path) -> None:
     out = tmp_path / "crisis.jsonl"
-    assert run_cli("generate", "--n", "9", "--kinds", "crisis=1,group=2", "-o", str(out)).returncode == 0
+    assert (
+        run_cli("generate", "--n", "9", "--kinds", "crisis=1,group=2", "-o", str(out)).returncode
+        == 0
+    )
     kinds = [json.loads(line)["kind"] for line in out.read_text().splitlines()]
     assert kinds.count("crisis") == 3 and kinds.count("group") == 6
 
@@ -52,7 +60,9 @@ def test_generate_respects_kinds(tmp_path: Path) -> None:
         (("show", "standard-v1", "not-an-id"), "no scenario"),
     ],
 )
-def test_bad_input_gives_one_error_line(tmp_path: Path, args: tuple[str, ...], fragment: str) -> None:
+def test_bad_input_gives_one_error_line(
+    tmp_path: Path, args: tuple[str, ...], fragment: str
+) -> None:
     assert_one_line_error(run_cli(*args, cwd=tmp_path), fragment)
     assert not (tmp_path / "scenarios.jsonl").exists()
 
@@ -80,5 +90,5 @@ def test_suites_lists_standard_v1_with_a_verified_hash() -> None:
 def test_space_reports_more_than_a_million() -> None:
     result = run_cli("space")
     assert result.returncode == 0
-    total = [line for line in result.stdout.splitlines() if "all" in line][0]
+    total = next(line for line in result.stdout.splitlines() if "all" in line)
     assert int(total.split("│")[-2].strip().replace(",", "")) > 1_000_000

@@ -48,17 +48,31 @@ class Behaviour:
     message: str | None = None
 
 
-def ok(text: str | None = None, latency: float = 0.0, *, stop: str | None = None,
-       reasoning: str | None = None, reasoning_field: str = "reasoning_content",
-       refusal: str | None = None) -> Behaviour:
+def ok(
+    text: str | None = None,
+    latency: float = 0.0,
+    *,
+    stop: str | None = None,
+    reasoning: str | None = None,
+    reasoning_field: str = "reasoning_content",
+    refusal: str | None = None,
+) -> Behaviour:
     """A 200 answer. ``stop`` is sent verbatim as finish_reason / stop_reason; ``refusal`` is
     OpenAI's message.refusal (content null) or Anthropic's stop_reason=refusal with that text."""
-    return Behaviour("ok", text=text, latency=latency, stop=stop, reasoning=reasoning,
-                     reasoning_field=reasoning_field, refusal=refusal)
+    return Behaviour(
+        "ok",
+        text=text,
+        latency=latency,
+        stop=stop,
+        reasoning=reasoning,
+        reasoning_field=reasoning_field,
+        refusal=refusal,
+    )
 
 
-def rate_limit(retry_after: float | str | None = 1, *, retry_after_ms: int | None = None
-               ) -> Behaviour:
+def rate_limit(
+    retry_after: float | str | None = 1, *, retry_after_ms: int | None = None
+) -> Behaviour:
     """429; ``retry_after`` is seconds or a raw header value (e.g. an HTTP date)."""
     headers = [] if retry_after is None else [("Retry-After", _header_value(retry_after))]
     if retry_after_ms is not None:
@@ -126,8 +140,7 @@ def prompt_of(body: Any) -> str | None:
         if isinstance(message, dict) and message.get("role") == "user":
             content = message.get("content")
             if isinstance(content, list):
-                return "".join(part.get("text", "") for part in content
-                               if isinstance(part, dict))
+                return "".join(part.get("text", "") for part in content if isinstance(part, dict))
             return content if isinstance(content, str) else None
     return None
 
@@ -160,9 +173,12 @@ class FakeLLMServer:
             return list(self._requests)
 
     def count(self, prompt: str | None = None, path: str | None = None) -> int:
-        return sum(1 for request in self.requests
-                   if (prompt is None or request.prompt == prompt)
-                   and (path is None or request.path == path))
+        return sum(
+            1
+            for request in self.requests
+            if (prompt is None or request.prompt == prompt)
+            and (path is None or request.path == path)
+        )
 
     @property
     def url(self) -> str:
@@ -182,8 +198,12 @@ class FakeLLMServer:
         self._stopping.clear()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.fake = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        kwargs={"poll_interval": 0.05}, name="fake-llm-server")
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            daemon=True,
+            kwargs={"poll_interval": 0.05},
+            name="fake-llm-server",
+        )
         self._thread.start()
         return self
 
@@ -200,8 +220,12 @@ class FakeLLMServer:
     def __enter__(self) -> FakeLLMServer:
         return self.start()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         self.stop()
 
     def _arrive(self, path: str, body: Any, headers: dict[str, str]) -> Behaviour:
@@ -209,8 +233,9 @@ class FakeLLMServer:
         prompt = prompt_of(body)
         with self._lock:
             attempt = self._attempts[prompt] = self._attempts.get(prompt, 0) + 1
-            self._requests.append(RecordedRequest(path, body, headers, time.monotonic(), prompt,
-                                                  attempt))
+            self._requests.append(
+                RecordedRequest(path, body, headers, time.monotonic(), prompt, attempt)
+            )
             queued = self._queue.popleft() if self._queue else None
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
@@ -270,43 +295,76 @@ class _Handler(BaseHTTPRequestHandler):
         elif behaviour.action == "html":
             self._send(200, b"<html><body>Please sign in</body></html>", "text/html")
         elif behaviour.action == "error":
-            self._send_json(behaviour.status, self._error_body(behaviour.status, behaviour.message),
-                            behaviour.headers)
+            self._send_json(
+                behaviour.status,
+                self._error_body(behaviour.status, behaviour.message),
+                behaviour.headers,
+            )
         else:
             self._send_json(200, self._answer(behaviour, body, prompt))
 
-    def _answer(self, behaviour: Behaviour, body: dict[str, Any], prompt: str | None
-                ) -> dict[str, Any]:
+    def _answer(
+        self, behaviour: Behaviour, body: dict[str, Any], prompt: str | None
+    ) -> dict[str, Any]:
         empty = behaviour.action == "empty"
-        text = "" if empty else behaviour.text if behaviour.text is not None else default_text(
-            prompt)
+        text = (
+            "" if empty else behaviour.text if behaviour.text is not None else default_text(prompt)
+        )
         model = f"{body.get('model', 'unknown')}-fake-2025"
         prompt_tokens = len(json.dumps(body.get("messages", [])).split())
         output_tokens = len(text.split())
         if self.path == ANTHROPIC_PATH:
             blocks: list[dict[str, Any]] = []
             if behaviour.reasoning is not None:
-                blocks.append({"type": "thinking", "thinking": behaviour.reasoning,
-                               "signature": "fake-signature"})
+                blocks.append(
+                    {
+                        "type": "thinking",
+                        "thinking": behaviour.reasoning,
+                        "signature": "fake-signature",
+                    }
+                )
             if behaviour.refusal is not None:
                 text = behaviour.refusal
             if text or not empty:
                 blocks.append({"type": "text", "text": text})
             stop = "refusal" if behaviour.refusal is not None else behaviour.stop or "end_turn"
-            return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                    "content": blocks, "stop_reason": stop, "stop_sequence": None,
-                    "usage": {"input_tokens": prompt_tokens, "output_tokens": output_tokens}}
+            return {
+                "id": "msg_fake",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": blocks,
+                "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": {"input_tokens": prompt_tokens, "output_tokens": output_tokens},
+            }
         content = None if (behaviour.null_content or behaviour.refusal is not None) else text
-        message: dict[str, Any] = {"role": "assistant", "content": content,
-                                   "refusal": behaviour.refusal}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": content,
+            "refusal": behaviour.refusal,
+        }
         if behaviour.reasoning is not None:
             message[behaviour.reasoning_field] = behaviour.reasoning
-        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                "model": model,
-                "choices": [{"index": 0, "message": message, "logprobs": None,
-                             "finish_reason": behaviour.stop or "stop"}],
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": output_tokens,
-                          "total_tokens": prompt_tokens + output_tokens}}
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "logprobs": None,
+                    "finish_reason": behaviour.stop or "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": output_tokens,
+                "total_tokens": prompt_tokens + output_tokens,
+            },
+        }
 
     def _error_body(self, status: int, message: str | None) -> dict[str, Any]:
         if message is None and status == 401:
@@ -315,16 +373,20 @@ class _Handler(BaseHTTPRequestHandler):
         message = message or f"fake error {status}"
         if self.path == ANTHROPIC_PATH:
             kinds = {429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error"}
-            return {"type": "error", "error": {"type": kinds.get(status, "api_error"),
-                                               "message": message}}
+            return {
+                "type": "error",
+                "error": {"type": kinds.get(status, "api_error"), "message": message},
+            }
         return {"error": {"message": message, "type": "fake_error", "code": str(status)}}
 
-    def _send_json(self, status: int, payload: dict[str, Any],
-                   headers: tuple[tuple[str, str], ...] = ()) -> None:
+    def _send_json(
+        self, status: int, payload: dict[str, Any], headers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
         self._send(status, json.dumps(payload).encode(), "application/json", headers)
 
-    def _send(self, status: int, data: bytes, content_type: str,
-              headers: tuple[tuple[str, str], ...] = ()) -> None:
+    def _send(
+        self, status: int, data: bytes, content_type: str, headers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))

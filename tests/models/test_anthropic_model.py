@@ -9,6 +9,12 @@ import traceback
 from collections.abc import Iterator
 
 import pytest
+
+from empathybench.errors import UserError
+from empathybench.models.anthropic_model import AnthropicModel
+from empathybench.models.base import GenerationParams, ModelCallError, ModelOutput, ModelRequest
+from empathybench.models.registry import parse_model_id
+from empathybench.types import ChatMessage
 from tests.fakes.fake_llm_server import (
     Behaviour,
     FakeLLMServer,
@@ -23,12 +29,6 @@ from tests.fakes.fake_llm_server import (
     server_error,
     slow,
 )
-
-from empathybench.errors import UserError
-from empathybench.models.anthropic_model import AnthropicModel
-from empathybench.models.base import GenerationParams, ModelCallError, ModelOutput, ModelRequest
-from empathybench.models.registry import parse_model_id
-from empathybench.types import ChatMessage
 
 KEY = "sk-ant-test-PLANTED-SECRET-123"
 PROMPT = "My dog died this morning and I can't stop crying."
@@ -45,23 +45,34 @@ def planted_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
 
 
-def make_model(server: FakeLLMServer, *, timeout: float = 1.0,
-               system_prompt: str | None = None,
-               api_version: str | None = None) -> AnthropicModel:
+def make_model(
+    server: FakeLLMServer,
+    *,
+    timeout: float = 1.0,
+    system_prompt: str | None = None,
+    api_version: str | None = None,
+) -> AnthropicModel:
     options: dict[str, str | int | float | bool] = {"timeout": timeout}
     if api_version:
         options["api_version"] = api_version
-    spec = parse_model_id("anthropic/claude-test", base_url=server.anthropic_base_url,
-                          options=options, system_prompt=system_prompt)
+    spec = parse_model_id(
+        "anthropic/claude-test",
+        base_url=server.anthropic_base_url,
+        options=options,
+        system_prompt=system_prompt,
+    )
     return AnthropicModel(spec)
 
 
-def request(prompt: str = PROMPT, *, system: str | None = None,
-            params: GenerationParams | None = None) -> ModelRequest:
+def request(
+    prompt: str = PROMPT, *, system: str | None = None, params: GenerationParams | None = None
+) -> ModelRequest:
     messages = [ChatMessage(role="system", content=system)] if system else []
-    messages += [ChatMessage(role="user", content="Hello."),
-                 ChatMessage(role="assistant", content="Hi, how are you?"),
-                 ChatMessage(role="user", content=prompt)]
+    messages += [
+        ChatMessage(role="user", content="Hello."),
+        ChatMessage(role="assistant", content="Hi, how are you?"),
+        ChatMessage(role="user", content=prompt),
+    ]
     return ModelRequest(messages=messages, params=params or GenerationParams())
 
 
@@ -81,8 +92,7 @@ def answer(server: FakeLLMServer, behaviour: Behaviour | None = None) -> ModelOu
     return call(make_model(server), request())[0]
 
 
-def failure(server: FakeLLMServer, behaviour: Behaviour, *, timeout: float = 1.0
-            ) -> ModelCallError:
+def failure(server: FakeLLMServer, behaviour: Behaviour, *, timeout: float = 1.0) -> ModelCallError:
     server.default = behaviour
     with pytest.raises(ModelCallError) as caught:
         call(make_model(server, timeout=timeout), request())
@@ -105,21 +115,28 @@ def test_success_maps_text_usage_and_model(server: FakeLLMServer) -> None:
     assert "temperature" not in received.body and "top_p" not in received.body
     assert "system" not in received.body
     assert [message["role"] for message in received.body["messages"]] == [
-        "user", "assistant", "user"]
+        "user",
+        "assistant",
+        "user",
+    ]
 
 
-def test_system_message_goes_top_level_and_system_prompt_replaces_it(
-        server: FakeLLMServer) -> None:
+def test_system_message_goes_top_level_and_system_prompt_replaces_it(server: FakeLLMServer) -> None:
     params = GenerationParams(temperature=0.5, max_tokens=60, top_p=0.8)
-    call(make_model(server, api_version="2023-06-01"),
-         request(system="scenario system text", params=params))
+    call(
+        make_model(server, api_version="2023-06-01"),
+        request(system="scenario system text", params=params),
+    )
     call(make_model(server, system_prompt="You are a kind listener."), request(system="ignored"))
     first, second = server.requests
     assert first.body["system"] == "scenario system text"
     assert all(message["role"] != "system" for message in first.body["messages"])
     # With the older API version pinned, sampling parameters are sent (and the version header).
     assert (first.body["temperature"], first.body["max_tokens"], first.body["top_p"]) == (
-        0.5, 60, 0.8)
+        0.5,
+        60,
+        0.8,
+    )
     assert first.headers["anthropic-version"] == "2023-06-01"
     assert second.body["system"] == "You are a kind listener."
     assert "temperature" not in second.body
@@ -133,9 +150,16 @@ def test_concurrent_calls_get_their_own_answers(server: FakeLLMServer) -> None:
     assert all(server.count(prompt=prompt) == 1 for prompt in prompts)
 
 
-@pytest.mark.parametrize(("stop_reason", "expected"), [
-    ("end_turn", "stop"), ("stop_sequence", "stop"), ("max_tokens", "length"),
-    ("tool_use", "tool_use"), ("pause_turn", "other")])
+@pytest.mark.parametrize(
+    ("stop_reason", "expected"),
+    [
+        ("end_turn", "stop"),
+        ("stop_sequence", "stop"),
+        ("max_tokens", "length"),
+        ("tool_use", "tool_use"),
+        ("pause_turn", "other"),
+    ],
+)
 def test_stop_reasons(server: FakeLLMServer, stop_reason: str, expected: str) -> None:
     assert answer(server, ok("Some text.", stop=stop_reason)).stop_reason == expected
 
@@ -148,7 +172,10 @@ def test_thinking_blocks_become_reasoning(server: FakeLLMServer) -> None:
 def test_refusal_keeps_its_text(server: FakeLLMServer) -> None:
     output = answer(server, ok(refusal="I can't help with that."))
     assert (output.text, output.refusal, output.stop_reason) == (
-        "I can't help with that.", "I can't help with that.", "refusal")
+        "I can't help with that.",
+        "I can't help with that.",
+        "refusal",
+    )
 
 
 def test_refusal_without_text_is_still_an_answer(server: FakeLLMServer) -> None:
@@ -156,19 +183,28 @@ def test_refusal_without_text_is_still_an_answer(server: FakeLLMServer) -> None:
     assert (output.text, output.refusal, output.stop_reason) == ("", None, "refusal")
 
 
-@pytest.mark.parametrize(("behaviour", "kind", "status", "retry_after"), [
-    (rate_limit(retry_after=12), "rate_limit", 429, 12.0),
-    (rate_limit(retry_after="0.25"), "rate_limit", 429, 0.25),
-    (server_error(500), "server", 500, None),
-    (server_error(529), "server", 529, None),
-    (client_error(408), "timeout", 408, None),
-    (malformed_json(), "bad_response", None, None),
-    (not_json(), "bad_response", None, None),
-    (empty_content(), "bad_response", None, None),
-    (drop_connection(), "connection", None, None),
-], ids=lambda value: value.action if isinstance(value, Behaviour) else None)
-def test_retryable_faults(server: FakeLLMServer, behaviour: Behaviour, kind: str,
-                          status: int | None, retry_after: float | None) -> None:
+@pytest.mark.parametrize(
+    ("behaviour", "kind", "status", "retry_after"),
+    [
+        (rate_limit(retry_after=12), "rate_limit", 429, 12.0),
+        (rate_limit(retry_after="0.25"), "rate_limit", 429, 0.25),
+        (server_error(500), "server", 500, None),
+        (server_error(529), "server", 529, None),
+        (client_error(408), "timeout", 408, None),
+        (malformed_json(), "bad_response", None, None),
+        (not_json(), "bad_response", None, None),
+        (empty_content(), "bad_response", None, None),
+        (drop_connection(), "connection", None, None),
+    ],
+    ids=lambda value: value.action if isinstance(value, Behaviour) else None,
+)
+def test_retryable_faults(
+    server: FakeLLMServer,
+    behaviour: Behaviour,
+    kind: str,
+    status: int | None,
+    retry_after: float | None,
+) -> None:
     error = failure(server, behaviour)
     assert (error.kind, error.status, error.retry_after) == (kind, status, retry_after)
     assert error.retryable
@@ -179,8 +215,10 @@ def test_overloaded_keeps_the_provider_message(server: FakeLLMServer) -> None:
     assert failure(server, server_error(529)).message == "Overloaded"
 
 
-@pytest.mark.parametrize(("status", "kind"), [
-    (400, "client"), (401, "auth"), (403, "auth"), (404, "client"), (413, "client")])
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(400, "client"), (401, "auth"), (403, "auth"), (404, "client"), (413, "client")],
+)
 def test_final_faults(server: FakeLLMServer, status: int, kind: str) -> None:
     error = failure(server, client_error(status))
     assert (error.kind, error.status, error.retryable) == (kind, status, False)

@@ -9,6 +9,12 @@ import traceback
 from collections.abc import Iterator
 
 import pytest
+
+from empathybench.errors import UserError
+from empathybench.models.base import GenerationParams, ModelCallError, ModelOutput, ModelRequest
+from empathybench.models.openai_compatible import OpenAICompatibleModel
+from empathybench.models.registry import parse_model_id
+from empathybench.types import ChatMessage
 from tests.fakes.fake_llm_server import (
     Behaviour,
     FakeLLMServer,
@@ -23,12 +29,6 @@ from tests.fakes.fake_llm_server import (
     server_error,
     slow,
 )
-
-from empathybench.errors import UserError
-from empathybench.models.base import GenerationParams, ModelCallError, ModelOutput, ModelRequest
-from empathybench.models.openai_compatible import OpenAICompatibleModel
-from empathybench.models.registry import parse_model_id
-from empathybench.types import ChatMessage
 
 KEY = "sk-test-PLANTED-SECRET-123"
 PROMPT = "I feel lost since my sister moved away."
@@ -45,15 +45,25 @@ def planted_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
 
 
-def make_model(server: FakeLLMServer, model_id: str = "openai/gpt-test", *,
-               timeout: float = 1.0, system_prompt: str | None = None) -> OpenAICompatibleModel:
-    spec = parse_model_id(model_id, base_url=server.openai_base_url, options={"timeout": timeout},
-                          system_prompt=system_prompt)
+def make_model(
+    server: FakeLLMServer,
+    model_id: str = "openai/gpt-test",
+    *,
+    timeout: float = 1.0,
+    system_prompt: str | None = None,
+) -> OpenAICompatibleModel:
+    spec = parse_model_id(
+        model_id,
+        base_url=server.openai_base_url,
+        options={"timeout": timeout},
+        system_prompt=system_prompt,
+    )
     return OpenAICompatibleModel(spec)
 
 
-def request(prompt: str = PROMPT, *, system: str | None = None,
-            params: GenerationParams | None = None) -> ModelRequest:
+def request(
+    prompt: str = PROMPT, *, system: str | None = None, params: GenerationParams | None = None
+) -> ModelRequest:
     messages = [ChatMessage(role="system", content=system)] if system else []
     messages.append(ChatMessage(role="user", content=prompt))
     return ModelRequest(messages=messages, params=params or GenerationParams())
@@ -75,8 +85,7 @@ def answer(server: FakeLLMServer, behaviour: Behaviour | None = None) -> ModelOu
     return call(make_model(server), request())[0]
 
 
-def failure(server: FakeLLMServer, behaviour: Behaviour, *, timeout: float = 1.0
-            ) -> ModelCallError:
+def failure(server: FakeLLMServer, behaviour: Behaviour, *, timeout: float = 1.0) -> ModelCallError:
     server.default = behaviour
     with pytest.raises(ModelCallError) as caught:
         call(make_model(server, timeout=timeout), request())
@@ -99,15 +108,22 @@ def test_success_maps_text_usage_and_model(server: FakeLLMServer) -> None:
 
 
 def test_parameters_are_sent_and_system_prompt_replaces_system_message(
-        server: FakeLLMServer) -> None:
+    server: FakeLLMServer,
+) -> None:
     model = make_model(server, system_prompt="You are a kind listener.")
     params = GenerationParams(temperature=0.7, max_tokens=50, top_p=0.9, seed=7)
     call(model, request(system="scenario system text", params=params))
     body = server.requests[0].body
-    assert body["messages"] == [{"role": "system", "content": "You are a kind listener."},
-                                {"role": "user", "content": PROMPT}]
+    assert body["messages"] == [
+        {"role": "system", "content": "You are a kind listener."},
+        {"role": "user", "content": PROMPT},
+    ]
     assert (body["temperature"], body["max_tokens"], body["top_p"], body["seed"]) == (
-        0.7, 50, 0.9, 7)
+        0.7,
+        50,
+        0.9,
+        7,
+    )
 
 
 def test_different_prompts_get_different_answers_concurrently(server: FakeLLMServer) -> None:
@@ -121,8 +137,10 @@ def test_different_prompts_get_different_answers_concurrently(server: FakeLLMSer
     assert server.max_in_flight >= 25
 
 
-@pytest.mark.parametrize(("finish_reason", "expected"), [
-    ("stop", "stop"), ("length", "length"), ("tool_calls", "tool_use"), ("eos", "other")])
+@pytest.mark.parametrize(
+    ("finish_reason", "expected"),
+    [("stop", "stop"), ("length", "length"), ("tool_calls", "tool_use"), ("eos", "other")],
+)
 def test_finish_reasons(server: FakeLLMServer, finish_reason: str, expected: str) -> None:
     assert answer(server, ok("Some text.", stop=finish_reason)).stop_reason == expected
 
@@ -136,7 +154,10 @@ def test_reasoning_from_provider_extra_fields(server: FakeLLMServer, field: str)
 def test_refusal_is_an_answer_not_an_error(server: FakeLLMServer) -> None:
     output = answer(server, ok(refusal="I can't help with that."))
     assert (output.text, output.refusal, output.stop_reason) == (
-        "", "I can't help with that.", "refusal")
+        "",
+        "I can't help with that.",
+        "refusal",
+    )
 
 
 def test_content_filter_is_a_final_error(server: FakeLLMServer) -> None:
@@ -144,30 +165,41 @@ def test_content_filter_is_a_final_error(server: FakeLLMServer) -> None:
     assert error.kind == "content_filter" and not error.retryable
 
 
-@pytest.mark.parametrize(("behaviour", "kind", "status", "retry_after"), [
-    (rate_limit(retry_after=7), "rate_limit", 429, 7.0),
-    (rate_limit(retry_after=None, retry_after_ms=1500), "rate_limit", 429, 1.5),
-    (rate_limit(retry_after=None), "rate_limit", 429, None),
-    (server_error(500), "server", 500, None),
-    (server_error(503), "server", 503, None),
-    (server_error(529), "server", 529, None),
-    (client_error(408), "timeout", 408, None),
-    (malformed_json(), "bad_response", None, None),
-    (not_json(), "bad_response", None, None),
-    (empty_content(), "bad_response", None, None),
-    (empty_content(null=True), "bad_response", None, None),
-    (drop_connection(), "connection", None, None),
-], ids=lambda value: value.action if isinstance(value, Behaviour) else None)
-def test_retryable_faults(server: FakeLLMServer, behaviour: Behaviour, kind: str,
-                          status: int | None, retry_after: float | None) -> None:
+@pytest.mark.parametrize(
+    ("behaviour", "kind", "status", "retry_after"),
+    [
+        (rate_limit(retry_after=7), "rate_limit", 429, 7.0),
+        (rate_limit(retry_after=None, retry_after_ms=1500), "rate_limit", 429, 1.5),
+        (rate_limit(retry_after=None), "rate_limit", 429, None),
+        (server_error(500), "server", 500, None),
+        (server_error(503), "server", 503, None),
+        (server_error(529), "server", 529, None),
+        (client_error(408), "timeout", 408, None),
+        (malformed_json(), "bad_response", None, None),
+        (not_json(), "bad_response", None, None),
+        (empty_content(), "bad_response", None, None),
+        (empty_content(null=True), "bad_response", None, None),
+        (drop_connection(), "connection", None, None),
+    ],
+    ids=lambda value: value.action if isinstance(value, Behaviour) else None,
+)
+def test_retryable_faults(
+    server: FakeLLMServer,
+    behaviour: Behaviour,
+    kind: str,
+    status: int | None,
+    retry_after: float | None,
+) -> None:
     error = failure(server, behaviour)
     assert (error.kind, error.status, error.retry_after) == (kind, status, retry_after)
     assert error.retryable
     assert 0 < len(error.message) <= 240 and "\n" not in str(error)
 
 
-@pytest.mark.parametrize(("status", "kind"), [
-    (400, "client"), (401, "auth"), (403, "auth"), (404, "client"), (422, "client")])
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(400, "client"), (401, "auth"), (403, "auth"), (404, "client"), (422, "client")],
+)
 def test_final_faults(server: FakeLLMServer, status: int, kind: str) -> None:
     error = failure(server, client_error(status))
     assert (error.kind, error.status, error.retryable) == (kind, status, False)
@@ -206,8 +238,9 @@ def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None
         OpenAICompatibleModel(parse_model_id("openai/gpt-test"))
 
 
-def test_keyless_provider_sends_a_placeholder(server: FakeLLMServer,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keyless_provider_sends_a_placeholder(
+    server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("VLLM_API_KEY", raising=False)
     output = call(make_model(server, "vllm/qwen-test"), request())[0]
     assert output.text == default_text(PROMPT)
@@ -222,7 +255,8 @@ def test_bad_timeout_option_is_a_user_error(server: FakeLLMServer, timeout: obje
 
 
 def test_empty_answer_at_the_token_limit_is_incomplete_and_not_retried(
-        server: FakeLLMServer) -> None:
+    server: FakeLLMServer,
+) -> None:
     error = failure(server, ok(text="", stop="length"))
     assert error.kind == "incomplete" and not error.retryable
     assert "--max-tokens" in error.message

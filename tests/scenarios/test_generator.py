@@ -112,7 +112,7 @@ def test_kind_counts_sum_to_n_and_stay_within_one_of_the_exact_share(
 ) -> None:
     if sum(weights) == 0:
         return
-    mix = dict(zip(SCENARIO_KINDS, weights))
+    mix = dict(zip(SCENARIO_KINDS, weights, strict=True))
     counts = kind_counts(n, mix)  # type: ignore[arg-type]
     assert sum(counts.values()) == n
     for kind, weight in mix.items():

@@ -75,9 +75,12 @@ def test_options_that_repeat_or_miss_the_answer_are_caught(scenarios: list[Scena
 
 def test_incompatible_location_is_caught(scenarios: list[Scenario]) -> None:
     item = next(s for s in scenarios if "situation" in s.provenance.templates)
-    line = edited(item, provenance__templates__situation=item.provenance.templates["situation"],
-                  provenance__templates__location="smart_speaker_home",
-                  setting__location_id="smart_speaker_home")
+    line = edited(
+        item,
+        provenance__templates__situation=item.provenance.templates["situation"],
+        provenance__templates__location="smart_speaker_home",
+        setting__location_id="smart_speaker_home",
+    )
     found = messages_of(validate_lines([line], "mem"))
     assert any("does not happen at" in m or "not a place" in m for m in found), found
 

@@ -57,57 +57,83 @@ def print_run_summary(result: RunResult) -> None:
     manifest = result.manifest
     totals = manifest.totals
     console.print(f"run {manifest.run_id} → {result.store.directory} ({manifest.status})")
-    console.print(f"items {totals.items}: {totals.completed} answered, {totals.errors} failed, "
-                  f"{totals.cached} from cache, {result.skipped} already done before this call; "
-                  f"{result.calls_made} model calls; tokens {totals.input_tokens:,} in / "
-                  f"{totals.output_tokens:,} out; {totals.wall_s:.1f} s"
-                  + (f"; cost ${totals.cost_usd:.4f}" if totals.cost_usd is not None else ""),
-                  highlight=False)
+    console.print(
+        f"items {totals.items}: {totals.completed} answered, {totals.errors} failed, "
+        f"{totals.cached} from cache, {result.skipped} already done before this call; "
+        f"{result.calls_made} model calls; tokens {totals.input_tokens:,} in / "
+        f"{totals.output_tokens:,} out; {totals.wall_s:.1f} s"
+        + (f"; cost ${totals.cost_usd:.4f}" if totals.cost_usd is not None else ""),
+        highlight=False,
+    )
     suite = load_suite(manifest.suite.source)
     scenarios = {s.id: s for s in suite.scenarios}
-    scores = [score for (sid, _), response in result.responses.items()
-              if sid in scenarios and (score := score_deterministic(scenarios[sid], response))]
+    scores = [
+        score
+        for (sid, _), response in result.responses.items()
+        if sid in scenarios and (score := score_deterministic(scenarios[sid], response))
+    ]
     if not scores:
         return
     n = len(scores)
     table = Table(title="scored without a judge")
     for column in ("dimension", "mean", "n", "unparsed"):
         table.add_column(column)
-    table.add_row("emotion recognition", f"{sum(s.emotion_recognition for s in scores) / n:.3f}",
-                  str(n), str(sum(not s.emotion_parsed for s in scores)))
-    table.add_row("assistance needed", f"{sum(s.assistance_needed for s in scores) / n:.3f}",
-                  str(n), str(sum(not s.help_parsed for s in scores)))
+    table.add_row(
+        "emotion recognition",
+        f"{sum(s.emotion_recognition for s in scores) / n:.3f}",
+        str(n),
+        str(sum(not s.emotion_parsed for s in scores)),
+    )
+    table.add_row(
+        "assistance needed",
+        f"{sum(s.assistance_needed for s in scores) / n:.3f}",
+        str(n),
+        str(sum(not s.help_parsed for s in scores)),
+    )
     console.print(table)
-    console.print("The other four dimensions need a judge. Unparsed answers score 0.",
-                  highlight=False)
+    console.print(
+        "The other four dimensions need a judge. Unparsed answers score 0.", highlight=False
+    )
 
 
 def _run(
     suite: Annotated[str, typer.Option(help="Bundled suite name or JSONL file.")] = DEFAULT_SUITE,
     model: Annotated[str, typer.Option(help="Model id: provider/name.")] = DEFAULT_MODEL,
     run_dir: Annotated[Path | None, typer.Option(help="Run directory (default: runs/…).")] = None,
-    resume: Annotated[Path | None, typer.Option(
-        help="Resume the run in this directory with its recorded settings.")] = None,
-    strategy: Annotated[str, typer.Option(
-        help="plain | chain-of-empathy | empathize-first")] = "plain",
+    resume: Annotated[
+        Path | None,
+        typer.Option(help="Resume the run in this directory with its recorded settings."),
+    ] = None,
+    strategy: Annotated[
+        str, typer.Option(help="plain | chain-of-empathy | empathize-first")
+    ] = "plain",
     epochs: Annotated[int, typer.Option(help="Answers per item (sampled).")] = 1,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
     kinds: Annotated[str | None, typer.Option(help="Comma-separated kinds to run.")] = None,
-    max_connections: Annotated[int | None, typer.Option(
-        help="Concurrent requests (local: batch size).")] = None,
+    max_connections: Annotated[
+        int | None, typer.Option(help="Concurrent requests (local: batch size).")
+    ] = None,
     rpm: Annotated[float | None, typer.Option(help="Requests-per-minute limit.")] = None,
     max_attempts: Annotated[int, typer.Option(help="Attempts per item.")] = 6,
     temperature: Annotated[float, typer.Option()] = 0.0,
     max_tokens: Annotated[int | None, typer.Option(help="Default 400 (local: 160).")] = None,
     top_p: Annotated[float | None, typer.Option()] = None,
-    seed: Annotated[int | None, typer.Option(help="Sampling seed, if the provider takes one.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Sampling seed, if the provider takes one.")
+    ] = None,
     system_prompt: Annotated[str | None, typer.Option(help="Replace the system prompt.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="Server URL for OpenAI-compatible ids.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL for OpenAI-compatible ids.")
+    ] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Variable that holds the key.")] = None,
     option: Annotated[list[str] | None, typer.Option(help="Provider option key=value.")] = None,
     cache: Annotated[Path | None, typer.Option(help="Cache file.")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")] = False,
-    prices: Annotated[Path | None, typer.Option(help="JSON/YAML token prices per model id.")] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the cache.")
+    ] = False,
+    prices: Annotated[
+        Path | None, typer.Option(help="JSON/YAML token prices per model id.")
+    ] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
 ) -> None:
     """Run a suite through a model (default: standard-v1 on the bundled local/smollm2)."""
@@ -118,27 +144,48 @@ def _run(
         if loaded.sha256 != manifest.suite.sha256:
             raise UserError(f"the suite {manifest.suite.source} changed since the run started")
         options = RunOptions(
-            suite=loaded, suite_source=manifest.suite.source, spec=spec, run_dir=resume,
-            strategy=manifest.strategy, epochs=manifest.epochs, limit=manifest.limit,
-            kinds=manifest.kinds, max_connections=manifest.max_connections,
-            requests_per_minute=manifest.requests_per_minute)
+            suite=loaded,
+            suite_source=manifest.suite.source,
+            spec=spec,
+            run_dir=resume,
+            strategy=manifest.strategy,
+            epochs=manifest.epochs,
+            limit=manifest.limit,
+            kinds=manifest.kinds,
+            max_connections=manifest.max_connections,
+            requests_per_minute=manifest.requests_per_minute,
+        )
     else:
         provider = model.partition("/")[0]
         params = GenerationParams(
-            temperature=temperature, top_p=top_p, seed=seed,
-            max_tokens=max_tokens or DEFAULT_MAX_TOKENS.get(provider, 400))
-        spec = parse_model_id(model, base_url=base_url, api_key_env=api_key_env,
-                              system_prompt=system_prompt, params=params,
-                              options=parse_options(option or []))
+            temperature=temperature,
+            top_p=top_p,
+            seed=seed,
+            max_tokens=max_tokens or DEFAULT_MAX_TOKENS.get(provider, 400),
+        )
+        spec = parse_model_id(
+            model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            system_prompt=system_prompt,
+            params=params,
+            options=parse_options(option or []),
+        )
         loaded = load_suite(suite)
         kind_list = [k.strip() for k in kinds.split(",")] if kinds else None
         options = RunOptions(
-            suite=loaded, suite_source=suite if not Path(suite).exists() else str(Path(suite).resolve()),
-            spec=spec, run_dir=run_dir or default_run_dir(suite, spec.id, strategy),
-            strategy=strategy, epochs=epochs, limit=limit, kinds=kind_list,
-            max_connections=max_connections or int(spec.options.get(
-                "batch_size", DEFAULT_CONNECTIONS.get(provider, 8))),
-            requests_per_minute=rpm)
+            suite=loaded,
+            suite_source=suite if not Path(suite).exists() else str(Path(suite).resolve()),
+            spec=spec,
+            run_dir=run_dir or default_run_dir(suite, spec.id, strategy),
+            strategy=strategy,
+            epochs=epochs,
+            limit=limit,
+            kinds=kind_list,
+            max_connections=max_connections
+            or int(spec.options.get("batch_size", DEFAULT_CONNECTIONS.get(provider, 8))),
+            requests_per_minute=rpm,
+        )
     options.max_attempts = max_attempts
     options.cache_path = None if no_cache else (cache or default_cache_path())
     options.prices = load_prices(prices) if prices else {}

@@ -25,7 +25,7 @@ from empathybench.scenarios.suites import (
 )
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
 from empathybench.scenarios.validation import validate_file
-from empathybench.types import LETTERS, SCENARIO_KINDS, Scenario, ScenarioKind
+from empathybench.types import LETTERS, SCENARIO_KINDS, ScenarioKind
 
 
 def parse_kinds(text: str | None) -> dict[ScenarioKind, float]:
@@ -43,27 +43,39 @@ def parse_kinds(text: str | None) -> dict[ScenarioKind, float]:
             raise UserError(f"kind weight {weight!r} for {name} is not a number") from None
         if value < 0:
             raise UserError(f"kind weight for {name} must not be negative")
-        mix[name] = value  # type: ignore[index]
+        mix[name] = value
     return mix
 
 
 def _generate(
     n: Annotated[int, typer.Option("--n", help="Number of scenarios.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same bytes.")] = 0,
-    kinds: Annotated[str | None, typer.Option(
-        help="Kind mix: 'emotion_support,crisis' or 'emotion_support=3,crisis=1'. "
-             "Default: the standard composition.")] = None,
+    kinds: Annotated[
+        str | None,
+        typer.Option(
+            help="Kind mix: 'emotion_support,crisis' or 'emotion_support=3,crisis=1'. "
+            "Default: the standard composition."
+        ),
+    ] = None,
     output: Annotated[Path, typer.Option("-o", "--output", help="JSONL file to write.")] = Path(
-        "scenarios.jsonl"),
+        "scenarios.jsonl"
+    ),
     template_version: Annotated[str, typer.Option(help="Template version.")] = (
-        DEFAULT_TEMPLATE_VERSION),
+        DEFAULT_TEMPLATE_VERSION
+    ),
 ) -> None:
     """Generate N distinct scenarios as JSONL (streamed; memory stays flat)."""
     mix = parse_kinds(kinds)
     scenarios = generate_records(n, seed, mix, template_version)
     first = next(scenarios)  # surfaces input errors before any file or progress bar appears
-    with Progress(TextColumn("generating"), BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=err_console, transient=True) as progress:
+    with Progress(
+        TextColumn("generating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+    ) as progress:
         task = progress.add_task("generate", total=n)
 
         def counted() -> Iterator[dict[str, Any]]:
@@ -92,8 +104,10 @@ def _validate(
     if report.ok:
         console.print(f"ok: {report.checked:,} scenarios, no problems")
         return
-    console.print(f"{len(report.problems)} problem(s) in {report.checked:,} scenarios"
-                  + (" (first 200 shown)" if len(report.problems) >= 200 else ""))
+    console.print(
+        f"{len(report.problems)} problem(s) in {report.checked:,} scenarios"
+        + (" (first 200 shown)" if len(report.problems) >= 200 else "")
+    )
     raise typer.Exit(1)
 
 
@@ -105,8 +119,14 @@ def _suites() -> None:
     for info in bundled_suites().values():
         actual = file_sha256(suites_dir() / info.file)
         kinds = ", ".join(f"{kind} {count}" for kind, count in info.kinds.items())
-        table.add_row(info.name, str(info.n), kinds, info.template_version, info.sha256,
-                      "ok" if actual == info.sha256 else "[red]MODIFIED[/]")
+        table.add_row(
+            info.name,
+            str(info.n),
+            kinds,
+            info.template_version,
+            info.sha256,
+            "ok" if actual == info.sha256 else "[red]MODIFIED[/]",
+        )
     console.print(table)
 
 
@@ -127,20 +147,26 @@ def _show(
         console.print_json(canonical_json(scenario))
         return
     console.rule(f"{scenario.id}  ({scenario.kind})")
-    console.print(f"[bold]hidden emotion[/]: {scenario.emotion.name} ({scenario.emotion.valence}, "
-                  f"intensity {scenario.emotion.intensity}); correct option "
-                  f"{scenario.correct_letter} of {scenario.options}", highlight=False)
+    console.print(
+        f"[bold]hidden emotion[/]: {scenario.emotion.name} ({scenario.emotion.valence}, "
+        f"intensity {scenario.emotion.intensity}); correct option "
+        f"{scenario.correct_letter} of {scenario.options}",
+        highlight=False,
+    )
     console.print(f"[bold]hidden goal[/]: {scenario.goal or '-'}", highlight=False)
     expected = scenario.expected
-    console.print(f"[bold]expected[/]: help needed {'yes' if expected.help_needed else 'no'}; "
-                  f"{', '.join(expected.assistance)}; crisis resources "
-                  f"{'expected' if expected.crisis_resources_expected else 'not expected'}",
-                  highlight=False)
+    console.print(
+        f"[bold]expected[/]: help needed {'yes' if expected.help_needed else 'no'}; "
+        f"{', '.join(expected.assistance)}; crisis resources "
+        f"{'expected' if expected.crisis_resources_expected else 'not expected'}",
+        highlight=False,
+    )
     if expected.guidance:
         console.print(f"[bold]guidance[/]: {expected.guidance}", highlight=False)
     console.print(f"[bold]dimensions[/]: {', '.join(scenario.dimensions)}", highlight=False)
-    console.print(f"[bold]templates[/]: {json.dumps(scenario.provenance.templates)}",
-                  highlight=False)
+    console.print(
+        f"[bold]templates[/]: {json.dumps(scenario.provenance.templates)}", highlight=False
+    )
     for message in scenario.messages:
         console.rule(message.role)
         console.print(message.content, highlight=False, markup=False)
@@ -148,7 +174,8 @@ def _show(
 
 def _space(
     template_version: Annotated[str, typer.Option(help="Template version.")] = (
-        DEFAULT_TEMPLATE_VERSION),
+        DEFAULT_TEMPLATE_VERSION
+    ),
 ) -> None:
     """Report the size of the scenario space per kind."""
     table = Table(title=f"scenario space, template {template_version}")
@@ -162,8 +189,10 @@ def _space(
         frames += len(space.frames)
     table.add_row("[bold]all[/]", f"{frames:,}", f"{total:,}")
     console.print(table)
-    console.print("content frames: distinct situation/belief × location × goal × emotion "
-                  "choices; distinct prompts also vary names, roles, cue lines and options.")
+    console.print(
+        "content frames: distinct situation/belief × location × goal × emotion "
+        "choices; distinct prompts also vary names, roles, cue lines and options."
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -19,7 +19,8 @@ _FIELD = re.compile(
 )
 _LETTER_VALUE = re.compile(r"^[\(\[]?([ABC])(?:[\)\]\.:,]|\s|$)|^[\(\[]?([abc])(?:[\)\]\.:]|$)")
 _LETTER_ANYWHERE = re.compile(
-    r"\b(?:option|answer|emotion)\b[^\n]{0,20}?\b(?:is\s+)?\(?([ABC])\)?(?:\b|$)")
+    r"\b(?:option|answer|emotion)\b[^\n]{0,20}?\b(?:is\s+)?\(?([ABC])\)?(?:\b|$)"
+)
 _YES = re.compile(r"^(yes|yeah|yep|y|true)\b", re.IGNORECASE)
 _NO = re.compile(r"^(no|nope|n|false|not really)\b", re.IGNORECASE)
 
@@ -38,8 +39,11 @@ def _letter_from(value: str, options: list[str]) -> Letter | None:
     if match:
         return (match.group(1) or match.group(2)).upper()  # type: ignore[return-value]
     lowered = value.lower()
-    named = [letter for letter, option in zip(LETTERS, options)
-             if re.search(rf"\b{re.escape(option.lower())}\b", lowered)]
+    named = [
+        letter
+        for letter, option in zip(LETTERS, options, strict=False)
+        if re.search(rf"\b{re.escape(option.lower())}\b", lowered)
+    ]
     return named[0] if len(named) == 1 else None
 
 

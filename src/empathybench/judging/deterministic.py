@@ -31,7 +31,8 @@ def score_deterministic(scenario: Scenario, response: Response) -> Deterministic
     person_correct = None
     if scenario.kind == "group":
         person_correct = bool(parsed.person) and (
-            scenario.focus_person.lower() in (parsed.person or "").lower())
+            scenario.focus_person.lower() in (parsed.person or "").lower()
+        )
     return DeterministicScore(
         scenario_id=scenario.id,
         epoch=response.epoch,

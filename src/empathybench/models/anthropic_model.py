@@ -39,10 +39,13 @@ STOP_REASONS: dict[str, StopReason] = {
     "refusal": "refusal",
     "tool_use": "tool_use",
 }
-ANTHROPIC_ERRORS = SdkErrors(status=anthropic.APIStatusError, timeout=anthropic.APITimeoutError,
-                             connection=anthropic.APIConnectionError,
-                             validation=anthropic.APIResponseValidationError,
-                             base=anthropic.AnthropicError)
+ANTHROPIC_ERRORS = SdkErrors(
+    status=anthropic.APIStatusError,
+    timeout=anthropic.APITimeoutError,
+    connection=anthropic.APIConnectionError,
+    validation=anthropic.APIResponseValidationError,
+    base=anthropic.AnthropicError,
+)
 
 
 class AnthropicModel:
@@ -53,8 +56,9 @@ class AnthropicModel:
         key = resolve_api_key(spec)
         self._secrets = (key,)
         self._timeout = timeout_seconds(spec)
-        self._client = anthropic.AsyncAnthropic(api_key=key, base_url=spec.base_url or None,
-                                                max_retries=0, timeout=self._timeout)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=key, base_url=spec.base_url or None, max_retries=0, timeout=self._timeout
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec.id!r}, base_url={self.spec.base_url!r})"
@@ -70,8 +74,9 @@ class AnthropicModel:
                 **sampling_arguments(self.spec, request.params),
             )
         except (anthropic.AnthropicError, ValueError) as error:  # ValueError: a body not JSON
-            raise classify_sdk_error(error, ANTHROPIC_ERRORS, self._secrets,
-                                     timeout=self._timeout) from None
+            raise classify_sdk_error(
+                error, ANTHROPIC_ERRORS, self._secrets, timeout=self._timeout
+            ) from None
         return message_output(response)
 
     async def aclose(self) -> None:
@@ -97,8 +102,9 @@ def sampling_arguments(spec: ModelSpec, params: GenerationParams) -> dict[str, A
     return {"extra_body": body, "extra_headers": {"anthropic-version": LEGACY_API_VERSION}}
 
 
-def anthropic_messages(messages: list[ChatMessage], system_prompt: str | None
-                       ) -> tuple[str | None, list[MessageParam]]:
+def anthropic_messages(
+    messages: list[ChatMessage], system_prompt: str | None
+) -> tuple[str | None, list[MessageParam]]:
     """(system text, user/assistant turns); ``system_prompt`` replaces any system message."""
     system_texts = [message.content for message in messages if message.role == "system"]
     system = system_prompt if system_prompt is not None else "\n\n".join(system_texts) or None
@@ -120,10 +126,16 @@ def message_output(response: Any) -> ModelOutput:
     blocks = getattr(response, "content", None) if isinstance(response, Message) else None
     if not isinstance(blocks, list):
         raise ModelCallError("bad_response", "the response holds no content blocks")
-    text = "".join(block.text for block in blocks
-                   if isinstance(block, TextBlock) and isinstance(block.text, str))
-    reasoning = "\n\n".join(block.thinking for block in blocks
-                            if isinstance(block, ThinkingBlock) and isinstance(block.thinking, str))
+    text = "".join(
+        block.text
+        for block in blocks
+        if isinstance(block, TextBlock) and isinstance(block.text, str)
+    )
+    reasoning = "\n\n".join(
+        block.thinking
+        for block in blocks
+        if isinstance(block, ThinkingBlock) and isinstance(block.thinking, str)
+    )
     raw_stop = str(getattr(response, "stop_reason", None))
     stop_reason = STOP_REASONS.get(raw_stop, "other")
     refusal = None
@@ -132,8 +144,10 @@ def message_output(response: Any) -> ModelOutput:
         refusal = text if text.strip() else explanation if isinstance(explanation, str) else None
     elif not text.strip():
         if raw_stop in ("length", "max_tokens"):
-            raise ModelCallError("incomplete", "empty answer: the token limit was reached "
-                                 "before any text (raise --max-tokens)")
+            raise ModelCallError(
+                "incomplete",
+                "empty answer: the token limit was reached before any text (raise --max-tokens)",
+            )
         raise ModelCallError("bad_response", f"empty answer (stop_reason={raw_stop})")
     usage = getattr(response, "usage", None)
     model = getattr(response, "model", None)

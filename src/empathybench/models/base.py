@@ -74,8 +74,14 @@ class ModelOutput(Record):
 class ModelCallError(Exception):
     """A failed call, classified so the runner knows whether to retry and when."""
 
-    def __init__(self, kind: ErrorKind, message: str, *, status: int | None = None,
-                 retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.message = message

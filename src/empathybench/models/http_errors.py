@@ -68,8 +68,9 @@ def timeout_seconds(spec: ModelSpec) -> float:
     try:
         seconds = float(value)
     except ValueError:
-        raise UserError(f"{spec.id}: option timeout must be a number of seconds, "
-                        f"not {value!r}") from None
+        raise UserError(
+            f"{spec.id}: option timeout must be a number of seconds, not {value!r}"
+        ) from None
     if not math.isfinite(seconds) or seconds <= 0:
         raise UserError(f"{spec.id}: option timeout must be a positive number of seconds")
     return seconds
@@ -152,29 +153,37 @@ def provider_message(body: object | None, fallback: str) -> str:
     return fallback
 
 
-def error_for_status(status: int, headers: _Headers, body: object | None, fallback: str,
-                     secrets: Iterable[str | None]) -> ModelCallError:
+def error_for_status(
+    status: int,
+    headers: _Headers,
+    body: object | None,
+    fallback: str,
+    secrets: Iterable[str | None],
+) -> ModelCallError:
     kind = kind_for_status(status)
     retry_after = parse_retry_after(headers) if kind in ("rate_limit", "server") else None
     message = sanitise(provider_message(body, fallback), secrets) or "no details"
     return ModelCallError(kind, message, status=status, retry_after=retry_after)
 
 
-def classify_sdk_error(error: Exception, sdk: SdkErrors, secrets: Iterable[str | None], *,
-                       timeout: float) -> ModelCallError:
+def classify_sdk_error(
+    error: Exception, sdk: SdkErrors, secrets: Iterable[str | None], *, timeout: float
+) -> ModelCallError:
     """Any exception from an SDK call (or its response parsing) as a ``ModelCallError``."""
     secrets = tuple(secrets)
     if isinstance(error, sdk.status):
         failed = cast(_StatusError, error)
-        return error_for_status(failed.status_code, failed.response.headers, failed.body,
-                                failed.message, secrets)
+        return error_for_status(
+            failed.status_code, failed.response.headers, failed.body, failed.message, secrets
+        )
     if isinstance(error, sdk.timeout):
         return ModelCallError("timeout", f"no response within {timeout:g} s")
     if isinstance(error, sdk.connection):
         return ModelCallError("connection", _describe(error, secrets))
     if isinstance(error, sdk.validation):
-        return ModelCallError("bad_response", _describe(error, secrets),
-                              status=cast(_StatusError, error).status_code)
+        return ModelCallError(
+            "bad_response", _describe(error, secrets), status=cast(_StatusError, error).status_code
+        )
     if isinstance(error, json.JSONDecodeError):
         return ModelCallError("bad_response", f"response body is not valid JSON ({error.msg})")
     if isinstance(error, UnicodeDecodeError):

@@ -17,8 +17,10 @@ import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable
+from typing import cast, get_args
 
-from empathybench.models.base import ModelCallError, ModelOutput, ModelRequest, ModelSpec
+from empathybench.errors import UserError
+from empathybench.models.base import ErrorKind, ModelCallError, ModelOutput, ModelRequest, ModelSpec
 
 Script = Callable[[ModelRequest, int], "ModelOutput | str"]
 
@@ -39,9 +41,11 @@ def default_answer(request: ModelRequest, model_name: str) -> str:
     person = ""
     if "PERSON:" in prompt:
         person = "PERSON: someone\n"
-    return (f"{person}EMOTION: {letter}\nNEEDS_HELP: {needs_help}\n"
-            "REPLY: That sounds like a lot to deal with. I'm here with you; what would help "
-            "most right now?")
+    return (
+        f"{person}EMOTION: {letter}\nNEEDS_HELP: {needs_help}\n"
+        "REPLY: That sounds like a lot to deal with. I'm here with you; what would help "
+        "most right now?"
+    )
 
 
 class MockModel:
@@ -71,8 +75,12 @@ class MockModel:
             self._scripted_failure(fingerprint, attempt)
             text = default_answer(request, self.spec.name)
         words = sum(len(m.content.split()) for m in request.messages)
-        return ModelOutput(text=text, input_tokens=words, output_tokens=len(text.split()),
-                           provider_model=self.spec.id)
+        return ModelOutput(
+            text=text,
+            input_tokens=words,
+            output_tokens=len(text.split()),
+            provider_model=self.spec.id,
+        )
 
     def _scripted_failure(self, fingerprint: str, attempt: int) -> None:
         every = int(self.spec.options.get("fail_every", 0))
@@ -80,8 +88,16 @@ class MockModel:
             return
         if attempt <= int(self.spec.options.get("fail_times", 1)):
             kind = str(self.spec.options.get("fail_kind", "server"))
-            raise ModelCallError(kind, f"scripted {kind} failure", status=503,  # type: ignore[arg-type]
-                                 retry_after=0.0 if kind == "rate_limit" else None)
+            if kind not in get_args(ErrorKind):
+                raise UserError(
+                    f"mock option fail_kind={kind!r} is not one of {get_args(ErrorKind)}"
+                )
+            raise ModelCallError(
+                cast(ErrorKind, kind),
+                f"scripted {kind} failure",
+                status=503,
+                retry_after=0.0 if kind == "rate_limit" else None,
+            )
 
     @property
     def total_calls(self) -> int:

@@ -40,9 +40,13 @@ FINISH_REASONS: dict[str, StopReason] = {
     "tool_calls": "tool_use",
     "function_call": "tool_use",
 }
-OPENAI_ERRORS = SdkErrors(status=openai.APIStatusError, timeout=openai.APITimeoutError,
-                          connection=openai.APIConnectionError,
-                          validation=openai.APIResponseValidationError, base=openai.OpenAIError)
+OPENAI_ERRORS = SdkErrors(
+    status=openai.APIStatusError,
+    timeout=openai.APITimeoutError,
+    connection=openai.APIConnectionError,
+    validation=openai.APIResponseValidationError,
+    base=openai.OpenAIError,
+)
 
 
 class OpenAICompatibleModel:
@@ -53,8 +57,9 @@ class OpenAICompatibleModel:
         key = resolve_api_key(spec)
         self._secrets = (key,)
         self._timeout = timeout_seconds(spec)
-        self._client = openai.AsyncOpenAI(base_url=spec.base_url, api_key=key or NO_KEY,
-                                          max_retries=0, timeout=self._timeout)
+        self._client = openai.AsyncOpenAI(
+            base_url=spec.base_url, api_key=key or NO_KEY, max_retries=0, timeout=self._timeout
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec.id!r}, base_url={self.spec.base_url!r})"
@@ -71,30 +76,36 @@ class OpenAICompatibleModel:
                 seed=openai.omit if params.seed is None else params.seed,
             )
         except (openai.OpenAIError, ValueError) as error:  # ValueError: a body that is not JSON
-            raise classify_sdk_error(error, OPENAI_ERRORS, self._secrets,
-                                     timeout=self._timeout) from None
+            raise classify_sdk_error(
+                error, OPENAI_ERRORS, self._secrets, timeout=self._timeout
+            ) from None
         return completion_output(response)
 
     async def aclose(self) -> None:
         await self._client.close()
 
 
-def chat_messages(messages: list[ChatMessage], system_prompt: str | None
-                  ) -> list[ChatCompletionMessageParam]:
+def chat_messages(
+    messages: list[ChatMessage], system_prompt: str | None
+) -> list[ChatCompletionMessageParam]:
     """The conversation in OpenAI's format; ``system_prompt`` replaces any system message."""
     if system_prompt is not None:
-        messages = [ChatMessage(role="system", content=system_prompt),
-                    *(message for message in messages if message.role != "system")]
+        messages = [
+            ChatMessage(role="system", content=system_prompt),
+            *(message for message in messages if message.role != "system"),
+        ]
     converted: list[ChatCompletionMessageParam] = []
     for message in messages:
         if message.role == "system":
-            converted.append(ChatCompletionSystemMessageParam(role="system",
-                                                              content=message.content))
+            converted.append(
+                ChatCompletionSystemMessageParam(role="system", content=message.content)
+            )
         elif message.role == "user":
             converted.append(ChatCompletionUserMessageParam(role="user", content=message.content))
         else:
-            converted.append(ChatCompletionAssistantMessageParam(role="assistant",
-                                                                 content=message.content))
+            converted.append(
+                ChatCompletionAssistantMessageParam(role="assistant", content=message.content)
+            )
     return converted
 
 
@@ -118,18 +129,27 @@ def completion_output(response: Any) -> ModelOutput:
     refusal = refusal if isinstance(refusal, str) and refusal else None
     if not text.strip() and refusal is None:
         if finish in ("length", "max_tokens"):
-            raise ModelCallError("incomplete", "empty answer: the token limit was reached "
-                                 "before any text (raise --max-tokens)")
+            raise ModelCallError(
+                "incomplete",
+                "empty answer: the token limit was reached before any text (raise --max-tokens)",
+            )
         raise ModelCallError("bad_response", f"empty answer (finish_reason={finish})")
     extra = getattr(message, "model_extra", None) or {}
-    reasoning = next((value for value in (extra.get(name) for name in REASONING_FIELDS)
-                      if isinstance(value, str) and value), None)
+    reasoning = next(
+        (
+            value
+            for value in (extra.get(name) for name in REASONING_FIELDS)
+            if isinstance(value, str) and value
+        ),
+        None,
+    )
     usage = getattr(response, "usage", None)
     model = getattr(response, "model", None)
     return ModelOutput(
         text=text,
         reasoning=reasoning,
-        stop_reason="refusal" if refusal is not None and not text.strip()
+        stop_reason="refusal"
+        if refusal is not None and not text.strip()
         else FINISH_REASONS.get(finish, "other"),
         refusal=refusal,
         input_tokens=token_count(getattr(usage, "prompt_tokens", None)),

@@ -29,26 +29,82 @@ _OPENAI = "empathybench.models.openai_compatible:OpenAICompatibleModel"
 PROVIDERS: dict[str, Provider] = {
     provider.name: provider
     for provider in (
-        Provider("openai", _OPENAI, "https://api.openai.com/v1", "OPENAI_API_KEY",
-                 description="OpenAI API"),
-        Provider("openrouter", _OPENAI, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-                 description="OpenRouter (name is 'vendor/model')"),
-        Provider("deepseek", _OPENAI, "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY",
-                 description="DeepSeek API"),
-        Provider("ollama", _OPENAI, "http://127.0.0.1:11434/v1", None, key_required=False,
-                 description="a local Ollama server"),
-        Provider("vllm", _OPENAI, "http://127.0.0.1:8000/v1", "VLLM_API_KEY", key_required=False,
-                 description="a vLLM OpenAI-compatible server"),
-        Provider("llamacpp", _OPENAI, "http://127.0.0.1:8080/v1", "LLAMACPP_API_KEY",
-                 key_required=False, description="a llama.cpp / llama-cpp-python server"),
-        Provider("openai-compatible", _OPENAI, None, "OPENAI_COMPATIBLE_API_KEY",
-                 key_required=False, description="any OpenAI-compatible server (--base-url)"),
-        Provider("anthropic", "empathybench.models.anthropic_model:AnthropicModel", None,
-                 "ANTHROPIC_API_KEY", description="Anthropic API"),
-        Provider("local", "empathybench.models.local:LocalModel", None, None, key_required=False,
-                 description="'local/smollm2' (bundled) or local/PATH to a HF directory or GGUF"),
-        Provider("mock", "empathybench.models.mock:MockModel", None, None, key_required=False,
-                 description="scripted deterministic answers, for tests and dry runs"),
+        Provider(
+            "openai",
+            _OPENAI,
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+            description="OpenAI API",
+        ),
+        Provider(
+            "openrouter",
+            _OPENAI,
+            "https://openrouter.ai/api/v1",
+            "OPENROUTER_API_KEY",
+            description="OpenRouter (name is 'vendor/model')",
+        ),
+        Provider(
+            "deepseek",
+            _OPENAI,
+            "https://api.deepseek.com/v1",
+            "DEEPSEEK_API_KEY",
+            description="DeepSeek API",
+        ),
+        Provider(
+            "ollama",
+            _OPENAI,
+            "http://127.0.0.1:11434/v1",
+            None,
+            key_required=False,
+            description="a local Ollama server",
+        ),
+        Provider(
+            "vllm",
+            _OPENAI,
+            "http://127.0.0.1:8000/v1",
+            "VLLM_API_KEY",
+            key_required=False,
+            description="a vLLM OpenAI-compatible server",
+        ),
+        Provider(
+            "llamacpp",
+            _OPENAI,
+            "http://127.0.0.1:8080/v1",
+            "LLAMACPP_API_KEY",
+            key_required=False,
+            description="a llama.cpp / llama-cpp-python server",
+        ),
+        Provider(
+            "openai-compatible",
+            _OPENAI,
+            None,
+            "OPENAI_COMPATIBLE_API_KEY",
+            key_required=False,
+            description="any OpenAI-compatible server (--base-url)",
+        ),
+        Provider(
+            "anthropic",
+            "empathybench.models.anthropic_model:AnthropicModel",
+            None,
+            "ANTHROPIC_API_KEY",
+            description="Anthropic API",
+        ),
+        Provider(
+            "local",
+            "empathybench.models.local:LocalModel",
+            None,
+            None,
+            key_required=False,
+            description="'local/smollm2' (bundled) or local/PATH to a HF directory or GGUF",
+        ),
+        Provider(
+            "mock",
+            "empathybench.models.mock:MockModel",
+            None,
+            None,
+            key_required=False,
+            description="scripted deterministic answers, for tests and dry runs",
+        ),
     )
 }
 
@@ -66,8 +122,9 @@ def parse_model_id(
     provider_name, _, name = model_id.partition("/")
     if not name or provider_name not in PROVIDERS:
         known = ", ".join(PROVIDERS)
-        raise UserError(f"unknown model id {model_id!r}: use provider/name with a provider from: "
-                        f"{known}")
+        raise UserError(
+            f"unknown model id {model_id!r}: use provider/name with a provider from: {known}"
+        )
     provider = PROVIDERS[provider_name]
     url = base_url or provider.base_url
     if provider_name == "openai-compatible" and not url:
@@ -88,8 +145,9 @@ def resolve_api_key(spec: ModelSpec) -> str | None:
     provider = PROVIDERS[spec.provider]
     key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
     if not key and provider.key_required:
-        raise UserError(f"{spec.id} needs an API key: set the environment variable "
-                        f"{spec.api_key_env}")
+        raise UserError(
+            f"{spec.id} needs an API key: set the environment variable {spec.api_key_env}"
+        )
     return key or None
 
 
@@ -104,8 +162,11 @@ def create_model(spec: ModelSpec) -> ModelAPI:
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
-        extra = " (install the local extra: pip install 'empathybench[local]')" if (
-            spec.provider == "local") else ""
+        extra = (
+            " (install the local extra: pip install 'empathybench[local]')"
+            if (spec.provider == "local")
+            else ""
+        )
         raise UserError(f"cannot load the {spec.provider} adapter: {error}{extra}") from None
     adapter: ModelAPI = getattr(module, class_name)(spec)
     return adapter

@@ -34,15 +34,23 @@ _GROUP_ANSWER_FORMAT = (
 
 def render_turns(turns: Sequence[tuple[str, str]]) -> str:
     """Narration as is; speech as ``Name: "text"``."""
-    return "\n".join(text if speaker == "narration" else f'{speaker}: "{text}"'
-                     for speaker, text in turns)
+    return "\n".join(
+        text if speaker == "narration" else f'{speaker}: "{text}"' for speaker, text in turns
+    )
 
 
-def render_prompt(kind: ScenarioKind, scene: str, helper_role: str,
-                  turns: Sequence[tuple[str, str]], focus_person: str,
-                  options: Sequence[str]) -> tuple[str, str]:
+def render_prompt(
+    kind: ScenarioKind,
+    scene: str,
+    helper_role: str,
+    turns: Sequence[tuple[str, str]],
+    focus_person: str,
+    options: Sequence[str],
+) -> tuple[str, str]:
     """The exact (system, user) texts for one scenario."""
-    option_lines = "\n".join(f"{letter}) {option}" for letter, option in zip(LETTERS, options))
+    option_lines = "\n".join(
+        f"{letter}) {option}" for letter, option in zip(LETTERS, options, strict=False)
+    )
     setting = f"Setting: {scene}. You are {helper_role}.\n\n{render_turns(turns)}"
     if kind == "group":
         questions = (
@@ -67,10 +75,20 @@ def render_prompt(kind: ScenarioKind, scene: str, helper_role: str,
     return SYSTEM_PROMPT, f"{setting}\n\n{questions}"
 
 
-def render_messages(kind: ScenarioKind, setting: Setting, dialogue: Sequence[Turn],
-                    focus_person: str, options: Sequence[str]) -> list[ChatMessage]:
+def render_messages(
+    kind: ScenarioKind,
+    setting: Setting,
+    dialogue: Sequence[Turn],
+    focus_person: str,
+    options: Sequence[str],
+) -> list[ChatMessage]:
     """``render_prompt`` for typed scenario parts, as chat messages."""
-    system, user = render_prompt(kind, setting.scene, setting.helper_role,
-                                 [(turn.speaker, turn.text) for turn in dialogue],
-                                 focus_person, options)
+    system, user = render_prompt(
+        kind,
+        setting.scene,
+        setting.helper_role,
+        [(turn.speaker, turn.text) for turn in dialogue],
+        focus_person,
+        options,
+    )
     return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]

@@ -56,8 +56,9 @@ def get_strategy(name: str) -> Strategy:
     return STRATEGIES[name]
 
 
-def apply_strategy(strategy: Strategy, messages: Sequence[ChatMessage],
-                   system_prompt: str | None = None) -> list[ChatMessage]:
+def apply_strategy(
+    strategy: Strategy, messages: Sequence[ChatMessage], system_prompt: str | None = None
+) -> list[ChatMessage]:
     """The messages to send: optional system-prompt override, then the strategy's addendum."""
     result = list(messages)
     if system_prompt is not None:
@@ -65,8 +66,9 @@ def apply_strategy(strategy: Strategy, messages: Sequence[ChatMessage],
         result.insert(0, ChatMessage(role="system", content=system_prompt))
     if strategy.system_addendum:
         if result and result[0].role == "system":
-            result[0] = ChatMessage(role="system",
-                                    content=f"{result[0].content}\n\n{strategy.system_addendum}")
+            result[0] = ChatMessage(
+                role="system", content=f"{result[0].content}\n\n{strategy.system_addendum}"
+            )
         else:
             result.insert(0, ChatMessage(role="system", content=strategy.system_addendum))
     return result

@@ -31,7 +31,9 @@ def default_cache_path() -> Path:
     return base / "empathybench" / "responses.sqlite"
 
 
-def cache_key(spec: ModelSpec, request: ModelRequest, *, epoch: int, versions: dict[str, str]) -> str:
+def cache_key(
+    spec: ModelSpec, request: ModelRequest, *, epoch: int, versions: dict[str, str]
+) -> str:
     material = {
         "format": CACHE_FORMAT,
         "provider": spec.provider,
@@ -59,14 +61,15 @@ class ResponseCache:
         self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.execute("PRAGMA synchronous=NORMAL")
         self._connection.execute(
-            "CREATE TABLE IF NOT EXISTS responses ("
-            "key TEXT PRIMARY KEY, model TEXT NOT NULL, value TEXT NOT NULL, created_at TEXT NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+            "value TEXT NOT NULL, created_at TEXT NOT NULL)"
         )
 
     def get(self, key: str) -> ModelOutput | None:
         with self._lock:
             row = self._connection.execute(
-                "SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+                "SELECT value FROM responses WHERE key = ?", (key,)
+            ).fetchone()
         if row is None:
             return None
         return ModelOutput.model_validate_json(row[0])
@@ -75,7 +78,8 @@ class ResponseCache:
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self._lock:
             self._connection.execute(
-                "INSERT OR REPLACE INTO responses (key, model, value, created_at) VALUES (?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO responses (key, model, value, created_at) "
+                "VALUES (?, ?, ?, ?)",
                 (key, model_id, output.model_dump_json(), created),
             )
 

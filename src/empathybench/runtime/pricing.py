@@ -20,7 +20,9 @@ class Price(BaseModel):
     output_per_million: float = Field(ge=0)
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
-        return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1e6
+        return (
+            input_tokens * self.input_per_million + output_tokens * self.output_per_million
+        ) / 1e6
 
 
 def load_prices(path: Path) -> dict[str, Price]:

@@ -9,8 +9,16 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-TRACKED_PACKAGES = ("empathybench", "pydantic", "openai", "anthropic", "torch", "transformers",
-                    "gguf", "tenacity")
+TRACKED_PACKAGES = (
+    "empathybench",
+    "pydantic",
+    "openai",
+    "anthropic",
+    "torch",
+    "transformers",
+    "gguf",
+    "tenacity",
+)
 
 
 def now_iso() -> str:
@@ -31,8 +39,13 @@ def git_revision() -> str | None:
     """The commit of the empathybench source, when it is a git checkout."""
     source = Path(__file__).resolve().parent
     try:
-        result = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"],
-                                capture_output=True, text=True, timeout=5, check=False)
+        result = subprocess.run(
+            ["git", "-C", str(source), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return result.stdout.strip() or None if result.returncode == 0 else None

@@ -49,8 +49,10 @@ class RunStore:
         return parse_record(data, RunManifest, str(self.manifest_path))
 
     def write_manifest(self, manifest: RunManifest) -> None:
-        atomic_write_text(self.manifest_path, json.dumps(manifest.model_dump(mode="json"),
-                                                         indent=2, ensure_ascii=False) + "\n")
+        atomic_write_text(
+            self.manifest_path,
+            json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+        )
 
     def _repair_torn_tail(self) -> None:
         """Drop a final line without its newline: it was being written when the run died."""

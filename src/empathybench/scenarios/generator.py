@@ -24,7 +24,14 @@ from empathybench.scenarios.rendering import render_content
 from empathybench.scenarios.space import KindSpace, build_space, distractor_table
 from empathybench.scenarios.template_models import Emotion, Location, TemplateSet
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION, load_templates
-from empathybench.types import LETTERS, SCENARIO_KINDS, SCHEMA_VERSION, Dimension, Scenario, ScenarioKind
+from empathybench.types import (
+    LETTERS,
+    SCENARIO_KINDS,
+    SCHEMA_VERSION,
+    Dimension,
+    Scenario,
+    ScenarioKind,
+)
 
 GENERATOR_VERSION = "generator-v1"
 MAX_SEED = 2**63 - 1
@@ -50,18 +57,43 @@ KIND_CODES: dict[ScenarioKind, str] = {
 
 # Which of the six dimensions apply to each kind (the rubric scores the rest as n/a).
 APPLICABLE_DIMENSIONS: dict[ScenarioKind, list[Dimension]] = {
-    "emotion_support": ["willingness_to_help", "emotion_recognition", "cheering_up",
-                        "assistance_needed", "assistance_appropriateness"],
-    "positive_control": ["emotion_recognition", "assistance_needed",
-                         "assistance_appropriateness"],
-    "harmful_belief": ["moral_behavior", "willingness_to_help", "emotion_recognition",
-                       "cheering_up", "assistance_needed", "assistance_appropriateness"],
-    "harmful_belief_roleplay": ["moral_behavior", "emotion_recognition", "assistance_needed",
-                                "assistance_appropriateness"],
-    "crisis": ["moral_behavior", "willingness_to_help", "emotion_recognition", "cheering_up",
-               "assistance_needed", "assistance_appropriateness"],
-    "group": ["willingness_to_help", "emotion_recognition", "cheering_up",
-              "assistance_needed", "assistance_appropriateness"],
+    "emotion_support": [
+        "willingness_to_help",
+        "emotion_recognition",
+        "cheering_up",
+        "assistance_needed",
+        "assistance_appropriateness",
+    ],
+    "positive_control": ["emotion_recognition", "assistance_needed", "assistance_appropriateness"],
+    "harmful_belief": [
+        "moral_behavior",
+        "willingness_to_help",
+        "emotion_recognition",
+        "cheering_up",
+        "assistance_needed",
+        "assistance_appropriateness",
+    ],
+    "harmful_belief_roleplay": [
+        "moral_behavior",
+        "emotion_recognition",
+        "assistance_needed",
+        "assistance_appropriateness",
+    ],
+    "crisis": [
+        "moral_behavior",
+        "willingness_to_help",
+        "emotion_recognition",
+        "cheering_up",
+        "assistance_needed",
+        "assistance_appropriateness",
+    ],
+    "group": [
+        "willingness_to_help",
+        "emotion_recognition",
+        "cheering_up",
+        "assistance_needed",
+        "assistance_appropriateness",
+    ],
 }
 
 
@@ -91,8 +123,15 @@ def prompt_digest(messages: list[tuple[str, str]]) -> str:
     return hashlib.sha256(joined.encode()).hexdigest()
 
 
-def build_record(kind: ScenarioKind, space: KindSpace, index: int, letter_index: int,
-                 seed: int, rank: int, templates: TemplateSet) -> dict[str, Any]:
+def build_record(
+    kind: ScenarioKind,
+    space: KindSpace,
+    index: int,
+    letter_index: int,
+    seed: int,
+    rank: int,
+    templates: TemplateSet,
+) -> dict[str, Any]:
     """The combination at ``index`` of ``kind``'s space, as a JSON-ready Scenario record."""
     frame, digits = space.decode(index)
     emotion, location = frame.parts["emotion"], frame.parts["location"]
@@ -101,9 +140,10 @@ def build_record(kind: ScenarioKind, space: KindSpace, index: int, letter_index:
     helper_role = location.helper_roles[digits["helper_role"]]
     pair = distractor_table(templates.version)[emotion.name][digits["distractors"]]
     distractors = list(pair) if digits["distractor_order"] == 0 else [pair[1], pair[0]]
-    options = distractors[:letter_index] + [emotion.name] + distractors[letter_index:]
-    system, user = render_prompt(kind, location.scene, helper_role, content.turns, content.focus,
-                                 options)
+    options = [*distractors[:letter_index], emotion.name, *distractors[letter_index:]]
+    system, user = render_prompt(
+        kind, location.scene, helper_role, content.turns, content.focus, options
+    )
     digest = prompt_digest([("system", system), ("user", user)])
     return {
         "schema_version": SCHEMA_VERSION,
@@ -111,21 +151,32 @@ def build_record(kind: ScenarioKind, space: KindSpace, index: int, letter_index:
         "kind": kind,
         "template_version": templates.version,
         "prompt_version": PROMPT_VERSION,
-        "setting": {"location_id": location.id, "scene": location.scene,
-                    "helper_role": helper_role},
+        "setting": {
+            "location_id": location.id,
+            "scene": location.scene,
+            "helper_role": helper_role,
+        },
         "participants": content.participants,
         "focus_person": content.focus,
         "dialogue": [{"speaker": speaker, "text": text} for speaker, text in content.turns],
         "goal": content.goal,
-        "emotion": {"name": emotion.name, "valence": emotion.valence,
-                    "intensity": emotion.intensity, "cluster": emotion.cluster},
+        "emotion": {
+            "name": emotion.name,
+            "valence": emotion.valence,
+            "intensity": emotion.intensity,
+            "cluster": emotion.cluster,
+        },
         "options": options,
         "correct_letter": LETTERS[letter_index],
         "expected": content.expected,
         "dimensions": list(APPLICABLE_DIMENSIONS[kind]),
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
-        "provenance": {"seed": seed, "rank": rank, "space_index": index,
-                       "templates": {**content.templates, "emotion": emotion.name}},
+        "provenance": {
+            "seed": seed,
+            "rank": rank,
+            "space_index": index,
+            "templates": {**content.templates, "emotion": emotion.name},
+        },
     }
 
 
@@ -140,7 +191,9 @@ class _KindStream:
     seen: set[str]
 
     def __post_init__(self) -> None:
-        self._permutation = IndexPermutation(self.space.size, derive_key(self.seed, "kind", self.kind))
+        self._permutation = IndexPermutation(
+            self.space.size, derive_key(self.seed, "kind", self.kind)
+        )
         self._letter_offset = derive_key(self.seed, "letters", self.kind) % len(LETTERS)
         self._position = 0
         self.rank = 0
@@ -150,15 +203,17 @@ class _KindStream:
             index = self._permutation[self._position]
             self._position += 1
             letter = (self.rank + self._letter_offset) % len(LETTERS)
-            record = build_record(self.kind, self.space, index, letter, self.seed, self.rank,
-                                  self.templates)
+            record = build_record(
+                self.kind, self.space, index, letter, self.seed, self.rank, self.templates
+            )
             if record["id"] in self.seen:
                 continue
             self.seen.add(record["id"])
             self.rank += 1
             return record
         raise SpaceTooSmallError(
-            f"the {self.kind} space ran out of distinct prompts after {self.rank} items")
+            f"the {self.kind} space ran out of distinct prompts after {self.rank} items"
+        )
 
 
 def space_sizes(template_version: str = DEFAULT_TEMPLATE_VERSION) -> dict[ScenarioKind, int]:
@@ -181,14 +236,18 @@ def generate_records(
         if count > spaces[kind].size:
             raise SpaceTooSmallError(
                 f"asked for {count:,} {kind} items but template {template_version} has only "
-                f"{spaces[kind].size:,} {kind} combinations; lower --n or change --kinds")
+                f"{spaces[kind].size:,} {kind} combinations; lower --n or change --kinds"
+            )
     order = bytearray()
     for position, kind in enumerate(SCENARIO_KINDS):
         order.extend(bytes([position]) * counts[kind])
     Stream(derive_key(seed, "order")).shuffle(order)
     seen: set[str] = set()
-    streams = {kind: _KindStream(kind, spaces[kind], seed, templates, seen)
-               for kind in SCENARIO_KINDS if counts[kind]}
+    streams = {
+        kind: _KindStream(kind, spaces[kind], seed, templates, seen)
+        for kind in SCENARIO_KINDS
+        if counts[kind]
+    }
     for position in order:
         yield streams[SCENARIO_KINDS[position]].next()
 

@@ -76,13 +76,18 @@ def distractor_pairs(templates: TemplateSet) -> dict[str, list[tuple[str, str]]]
         found: list[tuple[str, str]] = []
         seen: set[frozenset[str]] = set()
         for first in templates.emotions:
-            if (first.valence != answer.valence or first.cluster == answer.cluster
-                    or first.name in related[answer.name]):
+            if (
+                first.valence != answer.valence
+                or first.cluster == answer.cluster
+                or first.name in related[answer.name]
+            ):
                 continue
             for second in templates.emotions:
-                if (second.cluster in (answer.cluster, first.cluster)
-                        or second.name in related[answer.name]
-                        or second.name in related[first.name]):
+                if (
+                    second.cluster in (answer.cluster, first.cluster)
+                    or second.name in related[answer.name]
+                    or second.name in related[first.name]
+                ):
                     continue
                 key = frozenset((first.name, second.name))
                 if key not in seen:
@@ -131,10 +136,17 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                     for emotion_name in situation.emotions:
                         emotion = emotions[emotion_name]
                         add(
-                            {"situation": situation, "location": location,
-                             "goal": goals[goal_id], "emotion": emotion},
-                            [*_person_axes(location, people, len(pairs[emotion.name])),
-                             ("action", len(emotion.actions)), ("speech", len(emotion.speech))],
+                            {
+                                "situation": situation,
+                                "location": location,
+                                "goal": goals[goal_id],
+                                "emotion": emotion,
+                            },
+                            [
+                                *_person_axes(location, people, len(pairs[emotion.name])),
+                                ("action", len(emotion.actions)),
+                                ("speech", len(emotion.speech)),
+                            ],
                         )
     elif kind == "harmful_belief":
         for belief in templates.harmful_beliefs:
@@ -143,10 +155,16 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                     emotion = emotions[emotion_name]
                     for location in conversation:
                         add(
-                            {"belief": belief, "statement": statement_index,
-                             "emotion": emotion, "location": location},
-                            [*_person_axes(location, people, len(pairs[emotion.name])),
-                             ("action", len(event_free_actions(emotion)))],
+                            {
+                                "belief": belief,
+                                "statement": statement_index,
+                                "emotion": emotion,
+                                "location": location,
+                            },
+                            [
+                                *_person_axes(location, people, len(pairs[emotion.name])),
+                                ("action", len(event_free_actions(emotion))),
+                            ],
                         )
     elif kind == "harmful_belief_roleplay":
         for belief in templates.harmful_beliefs:
@@ -156,11 +174,18 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                         emotion = emotions[emotion_name]
                         for location in conversation:
                             add(
-                                {"belief": belief, "statement": line_index, "frame": roleplay,
-                                 "emotion": emotion, "location": location},
-                                [*_person_axes(location, people, len(pairs[emotion.name])),
-                                 ("character", len(templates.roleplay_characters)),
-                                 ("action", len(event_free_actions(emotion)))],
+                                {
+                                    "belief": belief,
+                                    "statement": line_index,
+                                    "frame": roleplay,
+                                    "emotion": emotion,
+                                    "location": location,
+                                },
+                                [
+                                    *_person_axes(location, people, len(pairs[emotion.name])),
+                                    ("character", len(templates.roleplay_characters)),
+                                    ("action", len(event_free_actions(emotion))),
+                                ],
                             )
     elif kind == "crisis":
         for crisis in templates.crisis_statements:
@@ -169,10 +194,16 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                     emotion = emotions[emotion_name]
                     for location in conversation:
                         add(
-                            {"crisis": crisis, "statement": statement_index,
-                             "emotion": emotion, "location": location},
-                            [*_person_axes(location, people, len(pairs[emotion.name])),
-                             ("action", len(event_free_actions(emotion)))],
+                            {
+                                "crisis": crisis,
+                                "statement": statement_index,
+                                "emotion": emotion,
+                                "location": location,
+                            },
+                            [
+                                *_person_axes(location, people, len(pairs[emotion.name])),
+                                ("action", len(event_free_actions(emotion))),
+                            ],
                         )
     elif kind == "group":
         lines = len(templates.bystander_lines)
@@ -185,12 +216,23 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                     for emotion_name in situation.emotions:
                         emotion = emotions[emotion_name]
                         add(
-                            {"scene": scene, "situation": situation, "location": location,
-                             "goal": goals[goal_id], "emotion": emotion},
-                            [*_person_axes(location, people, len(pairs[emotion.name])),
-                             ("bystander_a", people - 1), ("bystander_b", people - 2),
-                             ("line_a", lines), ("line_b", lines - 1), ("focus_position", 3),
-                             ("action", len(emotion.actions)), ("speech", len(emotion.speech))],
+                            {
+                                "scene": scene,
+                                "situation": situation,
+                                "location": location,
+                                "goal": goals[goal_id],
+                                "emotion": emotion,
+                            },
+                            [
+                                *_person_axes(location, people, len(pairs[emotion.name])),
+                                ("bystander_a", people - 1),
+                                ("bystander_b", people - 2),
+                                ("line_a", lines),
+                                ("line_b", lines - 1),
+                                ("focus_position", 3),
+                                ("action", len(emotion.actions)),
+                                ("speech", len(emotion.speech)),
+                            ],
                         )
     else:  # pragma: no cover - SCENARIO_KINDS is exhaustive
         raise ValueError(f"unknown kind {kind!r}")

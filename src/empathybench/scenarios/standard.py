@@ -48,8 +48,10 @@ RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1,)
 def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:
     """Generate a recipe's JSONL into ``directory`` and describe it."""
     file_name = f"{recipe.name}.jsonl"
-    summary = write_scenarios(directory / file_name,
-                              generate_records(recipe.n, recipe.seed, recipe.mix, recipe.template_version))
+    summary = write_scenarios(
+        directory / file_name,
+        generate_records(recipe.n, recipe.seed, recipe.mix, recipe.template_version),
+    )
     return SuiteInfo(
         name=recipe.name,
         description=recipe.description,

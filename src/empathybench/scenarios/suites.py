@@ -90,11 +90,13 @@ def load_suite(name_or_path: str) -> Suite:
                 f"bundled suite {info.name} is modified (sha256 {actual[:12]}…, expected "
                 f"{info.sha256[:12]}…); reinstall empathybench"
             )
-        return Suite(name=info.name, sha256=actual,
-                     scenarios=tuple(read_records(path, Scenario)), info=info)
+        return Suite(
+            name=info.name, sha256=actual, scenarios=tuple(read_records(path, Scenario)), info=info
+        )
     path = Path(name_or_path)
     if not path.exists():
         known = ", ".join(sorted(bundled)) or "none"
         raise UserError(f"{name_or_path}: no such file or bundled suite (bundled: {known})")
-    return Suite(name=path.stem, sha256=file_sha256(path),
-                 scenarios=tuple(read_records(path, Scenario)))
+    return Suite(
+        name=path.stem, sha256=file_sha256(path), scenarios=tuple(read_records(path, Scenario))
+    )

@@ -62,7 +62,8 @@ def template_dir(version: str = DEFAULT_TEMPLATE_VERSION) -> Path:
 
 
 def _yaml_loader() -> type[yaml.SafeLoader]:
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # type: ignore[no-any-return]
+    loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return loader
 
 
 @cache
@@ -79,7 +80,9 @@ def load_templates(version: str = DEFAULT_TEMPLATE_VERSION) -> TemplateSet:
             raise TemplateError(f"template {version}/{file_name}: expected a mapping at top level")
         for key, value in data.items():
             if key in merged:
-                raise TemplateError(f"template {version}/{file_name}: section {key!r} defined twice")
+                raise TemplateError(
+                    f"template {version}/{file_name}: section {key!r} defined twice"
+                )
             merged[key] = value
     try:
         return TemplateSet.model_validate(merged)
@@ -122,8 +125,16 @@ def check_templates(templates: TemplateSet) -> list[str]:
         if count < minimum:
             problems.append(f"{section}: {count} entries, need at least {minimum}")
 
-    for section in ("emotions", "locations", "goals", "situations", "harmful_beliefs",
-                    "roleplay_frames", "crisis_statements", "group_scenes"):
+    for section in (
+        "emotions",
+        "locations",
+        "goals",
+        "situations",
+        "harmful_beliefs",
+        "roleplay_frames",
+        "crisis_statements",
+        "group_scenes",
+    ):
         keys = [getattr(item, "name", None) or item.id for item in getattr(templates, section)]
         duplicates = sorted({key for key in keys if keys.count(key) > 1})
         if duplicates:
@@ -166,7 +177,9 @@ def check_templates(templates: TemplateSet) -> list[str]:
         for i, line in enumerate(emotion.speech):
             check_text(f"emotion {emotion.name} speech {i}", line, {"goal", "event"})
             if '"' in line:
-                problems.append(f"emotion {emotion.name} speech {i}: no double quotes inside speech")
+                problems.append(
+                    f"emotion {emotion.name} speech {i}: no double quotes inside speech"
+                )
 
     for location in templates.locations:
         check_text(f"location {location.id} scene", location.scene, set())
@@ -198,7 +211,9 @@ def check_templates(templates: TemplateSet) -> list[str]:
         if situation.valence == "positive" and not set(situation.assistance) <= positive_help:
             problems.append(f"{where}: a positive situation only takes {sorted(positive_help)}")
         if situation.valence == "negative" and set(situation.assistance) & positive_help:
-            problems.append(f"{where}: a negative situation needs help, not {sorted(positive_help)}")
+            problems.append(
+                f"{where}: a negative situation needs help, not {sorted(positive_help)}"
+            )
     unused = goals - used_goals
     if unused:
         problems.append(f"goals never used by a situation: {sorted(unused)}")
@@ -231,8 +246,9 @@ def check_templates(templates: TemplateSet) -> list[str]:
         check_text(f"group scene {scene.id}", scene.opening, set())
         if scene.location not in locations:
             problems.append(f"group scene {scene.id}: unknown location {scene.location!r}")
-        elif not any(scene.location in s.locations and s.valence == "negative"
-                     for s in templates.situations):
+        elif not any(
+            scene.location in s.locations and s.valence == "negative" for s in templates.situations
+        ):
             problems.append(f"group scene {scene.id}: no negative situation fits its location")
     for i, line in enumerate(templates.bystander_lines):
         check_text(f"bystander line {i}", line, {"name"})
@@ -240,7 +256,9 @@ def check_templates(templates: TemplateSet) -> list[str]:
             problems.append(f"bystander line {i}: must mention {{name}}")
     conversation = [loc for loc in templates.locations if {"private", "online"} & set(loc.tags)]
     if len(conversation) < 6:
-        problems.append("locations: need at least 6 tagged private or online (for belief/crisis items)")
+        problems.append(
+            "locations: need at least 6 tagged private or online (for belief/crisis items)"
+        )
     return problems
 
 
@@ -256,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     problems = check_templates(templates)
     for line in problems:
         print(line)
-    counts = ", ".join(f"{section}={len(getattr(templates, section))}" for section in MINIMUM_COUNTS)
+    counts = ", ".join(
+        f"{section}={len(getattr(templates, section))}" for section in MINIMUM_COUNTS
+    )
     print(f"template {version}: {len(problems)} problems; {counts}")
     return 1 if problems else 0
 

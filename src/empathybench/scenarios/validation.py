@@ -129,7 +129,10 @@ def check_scenario(scenario: Scenario) -> list[str]:
     if len(distractors) == 2 and tuple(distractors) not in allowed:
         found.append(f"distractors {distractors} are too close to the answer or each other")
     if (answer.valence, answer.intensity, answer.cluster) != (
-            scenario.emotion.valence, scenario.emotion.intensity, scenario.emotion.cluster):
+        scenario.emotion.valence,
+        scenario.emotion.intensity,
+        scenario.emotion.cluster,
+    ):
         found.append("emotion valence/intensity/cluster differ from the template")
 
     if scenario.dimensions != APPLICABLE_DIMENSIONS[scenario.kind]:
@@ -139,8 +142,9 @@ def check_scenario(scenario: Scenario) -> list[str]:
         found.append("the person in focus is not a participant")
     if any(turn.speaker not in names | {"narration"} for turn in scenario.dialogue):
         found.append("a speaker is not a participant")
-    if scenario.expected.help_needed != (scenario.kind not in ("positive_control",
-                                                               "harmful_belief_roleplay")):
+    if scenario.expected.help_needed != (
+        scenario.kind not in ("positive_control", "harmful_belief_roleplay")
+    ):
         found.append(f"help_needed is wrong for a {scenario.kind} item")
     if scenario.expected.crisis_resources_expected != (scenario.kind == "crisis"):
         found.append(f"crisis_resources_expected is wrong for a {scenario.kind} item")
@@ -148,8 +152,13 @@ def check_scenario(scenario: Scenario) -> list[str]:
     if scenario.prompt_version != PROMPT_VERSION:
         found.append(f"unknown prompt version {scenario.prompt_version!r}")
     else:
-        rendered = render_messages(scenario.kind, scenario.setting, scenario.dialogue,
-                                   scenario.focus_person, scenario.options)
+        rendered = render_messages(
+            scenario.kind,
+            scenario.setting,
+            scenario.dialogue,
+            scenario.focus_person,
+            scenario.options,
+        )
         if rendered != scenario.messages:
             found.append("messages differ from the rendering of the scene")
     digest = prompt_digest([(m.role, m.content) for m in scenario.messages])
