@@ -124,3 +124,51 @@ def test_concurrency_is_bounded_by_max_connections(small_suite: Suite, tmp_path:
     with FakeLLMServer(default=ok(latency=0.1)) as server:
         run_against(server, small_suite, tmp_path / "run", tmp_path / "cache.sqlite")
         assert 2 <= server.max_in_flight <= 6
+
+
+def test_the_key_never_reaches_output_or_files_from_the_command_line(
+    small_suite_path: Path, tmp_path: Path
+) -> None:
+    """A 401 whose body echoes the credential (as some providers do) must not leak it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "OPENAI_COMPATIBLE_API_KEY": PLANTED_KEY,
+        "EMPATHYBENCH_CACHE": str(tmp_path / "cache.sqlite"),
+    }
+    with FakeLLMServer(default=client_error(401)) as server:
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "empathybench",
+                "run",
+                "--suite",
+                str(small_suite_path),
+                "--model",
+                "openai-compatible/fake",
+                "--base-url",
+                server.openai_base_url,
+                "--limit",
+                "3",
+                "--run-dir",
+                str(tmp_path / "run"),
+                "--no-progress",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert server.count() == 3  # auth failures are not retried
+    assert result.returncode == 1  # the run finished with failed items
+    assert PLANTED_KEY not in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    responses = (tmp_path / "run" / "responses.jsonl").read_text()
+    assert '"kind":"auth"' in responses
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert PLANTED_KEY.encode() not in path.read_bytes(), path
