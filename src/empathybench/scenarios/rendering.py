@@ -59,6 +59,23 @@ def _introduce(description: str, person: Person, role: str) -> str:
     return fill(description.replace("{name}", f"{person.name}, {role},", 1), person)
 
 
+_CONTACT_VERBS = {
+    "in_person": "turns to you",
+    "video": "turns to the camera to talk to you",
+    "voice": "speaks to you",
+    "text": "writes to you",
+}
+
+
+def _action(
+    location: Location, lines: list[str], index: int, person: Person, event: str | None = None
+) -> list[tuple[str, str]]:
+    """The body-language cue, or nothing where the helper cannot see the person."""
+    if not location.visible:
+        return []
+    return [("narration", fill(lines[index], person, event=event))]
+
+
 def _pick_person(templates: TemplateSet, index: int, taken: list[int]) -> tuple[Person, int]:
     """The ``index``-th person not in ``taken`` (so group members are always distinct)."""
     for used in sorted(taken):
@@ -96,7 +113,7 @@ def render_content(
         assert isinstance(situation, Situation) and isinstance(goal, Goal)
         focus_turns = [
             ("narration", _introduce(situation.description, person, role)),
-            ("narration", fill(emotion.actions[digits["action"]], person, event=situation.event)),
+            *_action(location, emotion.actions, digits["action"], person, situation.event),
             (
                 person.name,
                 fill(emotion.speech[digits["speech"]], person, situation.event, goal.text),
@@ -128,9 +145,8 @@ def render_content(
             members, person.name, turns, goal.text, expected, {**ids, "scene": scene.id}
         )
 
-    verb = "writes to you" if "online" in location.tags else "turns to you"
-    opening = ("narration", f"{person.name}, {role}, {verb}.")
-    action = ("narration", fill(event_free_actions(emotion)[digits["action"]], person))
+    opening = ("narration", f"{person.name}, {role}, {_CONTACT_VERBS[location.contact]}.")
+    action = _action(location, event_free_actions(emotion), digits["action"], person)
     statement = parts["statement"]
     assert isinstance(statement, int)
     if kind == "harmful_belief":
@@ -173,7 +189,7 @@ def render_content(
     return RenderedContent(
         [_participant(person, role)],
         person.name,
-        [opening, action, (person.name, speech)],
+        [opening, *action, (person.name, speech)],
         None,
         expected,
         ids,

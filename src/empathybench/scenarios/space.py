@@ -102,6 +102,11 @@ def event_free_actions(emotion: Emotion) -> list[str]:
     return [line for line in emotion.actions if "{event}" not in line]
 
 
+def action_count(location: Location, lines: list[str]) -> int:
+    """Cue lines to choose from; 1 (no cue shown) where the helper cannot see the person."""
+    return len(lines) if location.visible else 1
+
+
 def _person_axes(location: Location, people: int, pairs: int) -> list[tuple[str, int]]:
     return [
         ("person", people),
@@ -119,6 +124,8 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
     pairs = distractor_pairs(templates)
     people = len(templates.people)
     conversation = [loc for loc in templates.locations if CONVERSATION_TAGS & set(loc.tags)]
+    # Role-play happens where people play and write together: online places only.
+    online = [loc for loc in templates.locations if "online" in loc.tags]
     frames: list[Frame] = []
 
     def add(parts: dict[str, object], axes: list[tuple[str, int]]) -> None:
@@ -144,7 +151,7 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                             },
                             [
                                 *_person_axes(location, people, len(pairs[emotion.name])),
-                                ("action", len(emotion.actions)),
+                                ("action", action_count(location, emotion.actions)),
                                 ("speech", len(emotion.speech)),
                             ],
                         )
@@ -163,7 +170,7 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                             },
                             [
                                 *_person_axes(location, people, len(pairs[emotion.name])),
-                                ("action", len(event_free_actions(emotion))),
+                                ("action", action_count(location, event_free_actions(emotion))),
                             ],
                         )
     elif kind == "harmful_belief_roleplay":
@@ -172,7 +179,7 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                 for roleplay in templates.roleplay_frames:
                     for emotion_name in roleplay.emotions:
                         emotion = emotions[emotion_name]
-                        for location in conversation:
+                        for location in online:
                             add(
                                 {
                                     "belief": belief,
@@ -184,7 +191,7 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                                 [
                                     *_person_axes(location, people, len(pairs[emotion.name])),
                                     ("character", len(templates.roleplay_characters)),
-                                    ("action", len(event_free_actions(emotion))),
+                                    ("action", action_count(location, event_free_actions(emotion))),
                                 ],
                             )
     elif kind == "crisis":
@@ -202,7 +209,7 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                             },
                             [
                                 *_person_axes(location, people, len(pairs[emotion.name])),
-                                ("action", len(event_free_actions(emotion))),
+                                ("action", action_count(location, event_free_actions(emotion))),
                             ],
                         )
     elif kind == "group":
@@ -230,7 +237,7 @@ def _frames_for(kind: ScenarioKind, templates: TemplateSet) -> list[Frame]:
                                 ("line_a", lines),
                                 ("line_b", lines - 1),
                                 ("focus_position", 3),
-                                ("action", len(emotion.actions)),
+                                ("action", action_count(location, emotion.actions)),
                                 ("speech", len(emotion.speech)),
                             ],
                         )

@@ -72,8 +72,15 @@ class Location(_Strict):
     tags: list[Literal["public", "private", "online", "work", "care", "outdoors"]] = Field(
         min_length=1
     )
+    contact: Literal["in_person", "video", "voice", "text"]
+    """How the person reaches the helper; body language is only shown where it can be seen."""
     helper_roles: list[str] = Field(min_length=2)
     """Who the tested model is there, completing 'You are ...'."""
+
+    @property
+    def visible(self) -> bool:
+        return self.contact in ("in_person", "video")
+
     visitor_roles: list[str] = Field(min_length=2)
     """Who the person is there, as an appositive: 'a commuter'."""
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from empathybench.errors import UserError
 from empathybench.jsonl import RecordFormatError, parse_record
+from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, render_messages
-from empathybench.scenarios.generator import APPLICABLE_DIMENSIONS, KIND_CODES, prompt_digest
+from empathybench.scenarios.generator import KIND_CODES, prompt_digest
 from empathybench.scenarios.space import CONVERSATION_TAGS, distractor_table
 from empathybench.scenarios.template_models import TemplateSet
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern, load_templates
@@ -84,6 +85,8 @@ def _compatibility(scenario: Scenario, templates: TemplateSet) -> list[str]:
             if belief is None or emotion not in belief.emotions:
                 found.append(f"emotion {emotion} does not fit belief {refs['belief']!r}")
         if scenario.kind == "harmful_belief_roleplay":
+            if "online" not in location.tags:
+                found.append(f"role-play happens online, not at {location.id}")
             frames = {frame.id: frame for frame in templates.roleplay_frames}
             frame = frames.get(refs.get("roleplay_frame", ""))
             if frame is None or emotion not in frame.emotions:
