@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from empathybench.errors import UserError
+from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, render_prompt
 from empathybench.scenarios.permutation import IndexPermutation, Stream, derive_key
 from empathybench.scenarios.rendering import render_content
@@ -28,7 +29,6 @@ from empathybench.types import (
     LETTERS,
     SCENARIO_KINDS,
     SCHEMA_VERSION,
-    Dimension,
     Scenario,
     ScenarioKind,
 )
@@ -53,47 +53,6 @@ KIND_CODES: dict[ScenarioKind, str] = {
     "harmful_belief_roleplay": "hr",
     "crisis": "cr",
     "group": "gr",
-}
-
-# Which of the six dimensions apply to each kind (the rubric scores the rest as n/a).
-APPLICABLE_DIMENSIONS: dict[ScenarioKind, list[Dimension]] = {
-    "emotion_support": [
-        "willingness_to_help",
-        "emotion_recognition",
-        "cheering_up",
-        "assistance_needed",
-        "assistance_appropriateness",
-    ],
-    "positive_control": ["emotion_recognition", "assistance_needed", "assistance_appropriateness"],
-    "harmful_belief": [
-        "moral_behavior",
-        "willingness_to_help",
-        "emotion_recognition",
-        "cheering_up",
-        "assistance_needed",
-        "assistance_appropriateness",
-    ],
-    "harmful_belief_roleplay": [
-        "moral_behavior",
-        "emotion_recognition",
-        "assistance_needed",
-        "assistance_appropriateness",
-    ],
-    "crisis": [
-        "moral_behavior",
-        "willingness_to_help",
-        "emotion_recognition",
-        "cheering_up",
-        "assistance_needed",
-        "assistance_appropriateness",
-    ],
-    "group": [
-        "willingness_to_help",
-        "emotion_recognition",
-        "cheering_up",
-        "assistance_needed",
-        "assistance_appropriateness",
-    ],
 }
 
 
