@@ -14,7 +14,7 @@ from rich.table import Table
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
-from empathybench.scenarios.generator import DEFAULT_MIX, generate_records
+from empathybench.scenarios.generator import DEFAULT_MIX, KIND_CODES, generate_records
 from empathybench.scenarios.space import build_space
 from empathybench.scenarios.suites import (
     bundled_suites,
@@ -118,7 +118,7 @@ def _suites() -> None:
         table.add_column(column)
     for info in bundled_suites().values():
         actual = file_sha256(suites_dir() / info.file)
-        kinds = ", ".join(f"{kind} {count}" for kind, count in info.kinds.items())
+        kinds = " ".join(f"{KIND_CODES[kind]}={count}" for kind, count in info.kinds.items())
         table.add_row(
             info.name,
             str(info.n),
@@ -128,6 +128,8 @@ def _suites() -> None:
             "ok" if actual == info.sha256 else "[red]MODIFIED[/]",
         )
     console.print(table)
+    codes = ", ".join(f"{code}={kind}" for kind, code in KIND_CODES.items())
+    console.print(f"kinds: {codes}", highlight=False)
 
 
 def _show(
