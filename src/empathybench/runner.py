@@ -302,7 +302,7 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
     work: Iterator[tuple[Scenario, int]] = iter(pending)
     calls_before = 0
     started = time.perf_counter()
-    store.open_for_append()
+    store.responses.open()
     try:
         with _progress(options.show_progress) as progress:
             task = progress.add_task(
@@ -315,7 +315,7 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
                     response = await _answer(
                         model, options, strategy, scenario, epoch, manifest.run_id, cache, limiter
                     )
-                    store.append(response)
+                    store.responses.append(response)
                     calls_before += response.attempts
                     totals.add(response)
                     elapsed = max(time.perf_counter() - started, 1e-9)
@@ -331,7 +331,7 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
                 *(worker() for _ in range(min(options.max_connections, max(len(pending), 1))))
             )
     finally:
-        store.close()
+        store.responses.close()
         if cache is not None:
             cache.close()
         if own_model:

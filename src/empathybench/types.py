@@ -257,3 +257,53 @@ class RunManifest(Record):
     platform: str
     git_revision: str | None
     totals: RunTotals = RunTotals()
+    judges: list[JudgeDecision] = Field(default_factory=list)
+    """Judges that scored this run, with the self-judge decision for each."""
+
+
+ScoreStatus = Literal["scored", "na", "unscored"]
+
+
+class DimensionScore(Record):
+    """One dimension of one item: a value in [0, 1], or n/a, or unscored with a reason."""
+
+    status: ScoreStatus
+    value: float | None = Field(default=None, ge=0.0, le=1.0)
+    rationale: str | None = None
+    reason: str | None = None
+    """Why the dimension is n/a or unscored."""
+
+
+class Verdict(Record):
+    """One judge's scores for one response (``verdicts/<judge>.jsonl`` in a run directory)."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    scenario_id: str
+    epoch: int
+    judge: str
+    """The judge's model id (or ``offline``)."""
+    rubric_version: str
+    scores: dict[str, DimensionScore]
+    crisis_referral: bool | None = None
+    """Crisis items: whether the reply points to real crisis help (None elsewhere)."""
+    raw_outputs: list[str] = Field(default_factory=list)
+    """The judge's raw answer to each attempt, kept for audit."""
+    attempts: int = 0
+    request_key: str | None = None
+    error: CallError | None = None
+    finished_at: str
+
+
+class JudgeDecision(Record):
+    """Why a judge was allowed to score a run (recorded in the manifest)."""
+
+    judge: str
+    judge_family: str | None
+    tested_family: str | None
+    same_family: bool
+    allowed: bool
+    reason: str
+
+
+RunManifest.model_rebuild()
