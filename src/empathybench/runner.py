@@ -75,6 +75,19 @@ class RunResult:
     skipped: int
 
 
+def load_run_suite(manifest: RunManifest) -> Suite:
+    """The suite a run was made on, checked against the hash recorded in its manifest."""
+    from empathybench.scenarios.suites import load_suite
+
+    suite = load_suite(manifest.suite.source)
+    if suite.sha256 != manifest.suite.sha256:
+        raise UserError(
+            f"the suite {manifest.suite.source} changed since run {manifest.run_id} was made "
+            f"(sha256 {suite.sha256[:12]}…, recorded {manifest.suite.sha256[:12]}…)"
+        )
+    return suite
+
+
 def select_scenarios(suite: Suite, limit: int | None, kinds: list[str] | None) -> list[Scenario]:
     if limit is not None and limit <= 0:
         raise UserError("--limit must be a positive number")

@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
+from empathybench.analysis.summary import build_run_summary
 from empathybench.cli.console import console
+from empathybench.cli.judge_commands import judge_specs, run_judges
+from empathybench.cli.summary_view import print_summary
 from empathybench.errors import UserError
-from empathybench.judging.deterministic import score_deterministic
+from empathybench.judging.families import check_judge
 from empathybench.models.base import GenerationParams, ModelSpec
 from empathybench.models.registry import parse_model_id, resolve_api_key
 from empathybench.runner import RunOptions, RunResult, execute_run, select_scenarios
@@ -53,7 +55,7 @@ def default_run_dir(suite: str, model_id: str, strategy: str) -> Path:
     return Path("runs") / slug
 
 
-def print_run_summary(result: RunResult) -> None:
+def print_run_totals(result: RunResult) -> None:
     manifest = result.manifest
     totals = manifest.totals
     console.print(f"run {manifest.run_id} → {result.store.directory} ({manifest.status})")
@@ -64,35 +66,6 @@ def print_run_summary(result: RunResult) -> None:
         f"{totals.output_tokens:,} out; {totals.wall_s:.1f} s"
         + (f"; cost ${totals.cost_usd:.4f}" if totals.cost_usd is not None else ""),
         highlight=False,
-    )
-    suite = load_suite(manifest.suite.source)
-    scenarios = {s.id: s for s in suite.scenarios}
-    scores = [
-        score
-        for (sid, _), response in result.responses.items()
-        if sid in scenarios and (score := score_deterministic(scenarios[sid], response))
-    ]
-    if not scores:
-        return
-    n = len(scores)
-    table = Table(title="scored without a judge")
-    for column in ("dimension", "mean", "n", "unparsed"):
-        table.add_column(column)
-    table.add_row(
-        "emotion recognition",
-        f"{sum(s.emotion_recognition for s in scores) / n:.3f}",
-        str(n),
-        str(sum(not s.emotion_parsed for s in scores)),
-    )
-    table.add_row(
-        "assistance needed",
-        f"{sum(s.assistance_needed for s in scores) / n:.3f}",
-        str(n),
-        str(sum(not s.help_parsed for s in scores)),
-    )
-    console.print(table)
-    console.print(
-        "The other four dimensions need a judge. Unparsed answers score 0.", highlight=False
     )
 
 
@@ -135,6 +108,16 @@ def _run(
         Path | None, typer.Option(help="JSON/YAML token prices per model id.")
     ] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(help="Also score with this judge model (repeat for a panel)."),
+    ] = None,
+    allow_self_judge: Annotated[
+        bool, typer.Option(help="Allow a judge from the tested model's family (recorded).")
+    ] = False,
+    judge_base_url: Annotated[
+        str | None, typer.Option(help="Server URL for OpenAI-compatible judges.")
+    ] = None,
 ) -> None:
     """Run a suite through a model (default: standard-v1 on the bundled local/smollm2)."""
     if resume is not None:
@@ -192,8 +175,22 @@ def _run(
     options.show_progress = not no_progress
     select_scenarios(options.suite, options.limit, options.kinds)  # fail fast on bad selection
     resolve_api_key(options.spec)  # a missing key is reported before any work starts
+    judges = judge_specs(judge or [], judge_base_url, {})
+    for judge_spec in judges:  # refuse a self-judge before spending anything
+        check_judge(options.spec, judge_spec, allow_self_judge=allow_self_judge)
     result = asyncio.run(execute_run(options))
-    print_run_summary(result)
+    print_run_totals(result)
+    if judges:
+        run_judges(
+            options.run_dir,
+            judges,
+            allow_self_judge=allow_self_judge,
+            max_connections=8,
+            max_reasks=2,
+            cache=options.cache_path,
+            show_progress=options.show_progress,
+        )
+    print_summary(build_run_summary(options.run_dir))
     if result.manifest.status != "complete":
         raise typer.Exit(1)
 

@@ -118,7 +118,8 @@ def _suites() -> None:
         table.add_column(column)
     for info in bundled_suites().values():
         actual = file_sha256(suites_dir() / info.file)
-        kinds = " ".join(f"{KIND_CODES[kind]}={count}" for kind, count in info.kinds.items())
+        code_of: dict[str, str] = {str(k): v for k, v in KIND_CODES.items()}
+        kinds = " ".join(f"{code_of.get(kind, kind)}={count}" for kind, count in info.kinds.items())
         table.add_row(
             info.name,
             str(info.n),

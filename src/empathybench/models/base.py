@@ -7,7 +7,7 @@ their own (SDK retries are off); the runner decides from ``ModelCallError.retrya
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field
 
@@ -58,6 +58,8 @@ class ModelSpec(Record):
 class ModelRequest(Record):
     messages: list[ChatMessage] = Field(min_length=1)
     params: GenerationParams
+    json_schema: dict[str, Any] | None = None
+    """Ask for JSON of this shape (provider-native structured output where supported)."""
 
 
 class ModelOutput(Record):

@@ -2,9 +2,11 @@
 
 From the command line, ``mock/NAME`` answers every scenario prompt in the benchmark's
 format with a letter and yes/no derived from a hash of the prompt, so runs are
-reproducible. Options: ``latency`` (seconds per call), ``fail_every`` (every k-th
-distinct prompt fails its first ``fail_times`` attempts with ``fail_kind``), ``call_log``
-(a file that gets one line per call, so tests in another process can count calls).
+reproducible; asked for JSON (a judge request), it fills the requested schema the same way,
+so two mock judges with different names disagree deterministically. Options: ``latency``
+(seconds per call), ``fail_every`` (every k-th distinct prompt fails its first
+``fail_times`` attempts with ``fail_kind``), ``call_log`` (a file that gets one line per
+call, so tests in another process can count calls).
 
 In Python, pass ``script=`` — a function of (request, attempt) returning a ModelOutput,
 a string, or raising ModelCallError — to play any sequence of answers and faults.
@@ -14,10 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 from collections import Counter
 from collections.abc import Callable
-from typing import cast, get_args
+from typing import Any, cast, get_args
 
 from empathybench.errors import UserError
 from empathybench.models.base import ErrorKind, ModelCallError, ModelOutput, ModelRequest, ModelSpec
@@ -48,6 +51,22 @@ def default_answer(request: ModelRequest, model_name: str) -> str:
     )
 
 
+def schema_answer(schema: dict[str, Any], salt: str) -> str:
+    """A JSON answer filling every required field of ``schema`` from a hash of ``salt``."""
+    answer: dict[str, object] = {}
+    properties = schema.get("properties", {})
+    for index, name in enumerate(schema.get("required", [])):
+        digest = hashlib.sha256(f"{salt}:{name}:{index}".encode()).digest()
+        field = properties.get(name, {})
+        if field.get("type") == "boolean":
+            answer[name] = digest[0] % 2 == 0
+        elif field.get("type") == "object":
+            answer[name] = {"score": (0, 0.5, 1)[digest[0] % 3], "rationale": "scripted"}
+        else:
+            answer[name] = "scripted"
+    return json.dumps(answer)
+
+
 class MockModel:
     def __init__(self, spec: ModelSpec, script: Script | None = None) -> None:
         self.spec = spec
@@ -73,7 +92,10 @@ class MockModel:
             text = result
         else:
             self._scripted_failure(fingerprint, attempt)
-            text = default_answer(request, self.spec.name)
+            if request.json_schema is not None:
+                text = schema_answer(request.json_schema, self.spec.name + fingerprint)
+            else:
+                text = default_answer(request, self.spec.name)
         words = sum(len(m.content.split()) for m in request.messages)
         return ModelOutput(
             text=text,

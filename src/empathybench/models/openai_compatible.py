@@ -74,12 +74,27 @@ class OpenAICompatibleModel:
                 max_tokens=params.max_tokens,
                 top_p=openai.omit if params.top_p is None else params.top_p,
                 seed=openai.omit if params.seed is None else params.seed,
+                response_format=self._response_format(request),
             )
         except (openai.OpenAIError, ValueError) as error:  # ValueError: a body that is not JSON
             raise classify_sdk_error(
                 error, OPENAI_ERRORS, self._secrets, timeout=self._timeout
             ) from None
         return completion_output(response)
+
+    def _response_format(self, request: ModelRequest) -> Any:
+        """Native structured output when asked for JSON and the server supports it.
+
+        On by default for OpenAI itself; other OpenAI-compatible servers opt in with
+        ``--option structured_output=true`` (many accept the field, some reject it).
+        """
+        enabled = self.spec.options.get("structured_output", self.spec.provider == "openai")
+        if request.json_schema is None or not enabled:
+            return openai.omit
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": request.json_schema, "strict": True},
+        }
 
     async def aclose(self) -> None:
         await self._client.close()

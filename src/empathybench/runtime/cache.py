@@ -43,6 +43,7 @@ def cache_key(
         "options": {k: v for k, v in sorted(spec.options.items()) if k not in _TRANSPORT_OPTIONS},
         "messages": [message.model_dump() for message in request.messages],
         "params": request.params.model_dump(),
+        "json_schema": request.json_schema,
         "epoch": epoch,
         "versions": dict(sorted(versions.items())),
     }

@@ -1,0 +1,1 @@
+"""Statistical analysis of benchmark results."""

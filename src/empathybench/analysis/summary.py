@@ -1,0 +1,258 @@
+"""Scores per item and dimension, and the run-level summary with confidence intervals.
+
+Every item gets, for each of the six dimensions, a value in [0, 1], ``n/a`` (the dimension
+does not apply) or ``unscored`` (no response, or no valid judgement). Means, intervals and
+the overall use scored values only, and the counts of n/a, unscored and unparsed answers are
+reported beside them. With several judges, a text dimension's value is the mean of the
+judges' scores, and their agreement (Krippendorff's alpha) is reported per dimension.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from empathybench.analysis.statistics import bootstrap_mean, krippendorff_alpha
+from empathybench.jsonl import atomic_write_text
+from empathybench.judging.answer_parser import parse_answer
+from empathybench.judging.rubric import DETERMINISTIC_DIMENSIONS, RUBRIC_VERSION, TEXT_DIMENSIONS
+from empathybench.runtime.append_log import ItemKey
+from empathybench.runtime.run_store import RunStore
+from empathybench.types import DIMENSIONS, Record, Response, Scenario, Verdict
+
+SUMMARY_SCHEMA = 1
+SUMMARY_FILE = "summary.json"
+
+
+class Interval(Record):
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+    items: int
+
+
+class DimensionSummary(Record):
+    dimension: str
+    judged: bool
+    """False for a text dimension when no judge scored the run."""
+    estimate: Interval
+    scored: int
+    na: int
+    unscored: int
+    parse_failures: int
+
+
+class RunSummary(Record):
+    schema_version: int = SUMMARY_SCHEMA
+    run_id: str
+    model: str
+    suite: str
+    suite_sha256: str
+    rubric_version: str = RUBRIC_VERSION
+    judges: list[str]
+    responses: int
+    failed_responses: int
+    dimensions: list[DimensionSummary]
+    overall: Interval
+    """Mean over items of each item's mean over its scored, applicable dimensions."""
+    seed_overall: float | None
+    """Mean of the dimension means (the seed paper's Overall), over dimensions with a mean."""
+    per_judge: dict[str, dict[str, float | None]] = Field(default_factory=dict)
+    agreement: dict[str, float | None] = Field(default_factory=dict)
+    """Krippendorff's alpha (interval) between judges, per text dimension (2+ judges)."""
+    crisis_referral: Interval | None = None
+    bootstrap_seed: int = 0
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    scenario_id: str
+    epoch: int
+    values: dict[str, float | None]
+    """Dimension → value; None for unscored; absent for n/a."""
+    unparsed: frozenset[str]
+
+
+def score_item(
+    scenario: Scenario, response: Response, verdicts: dict[str, Verdict | None]
+) -> ItemScore:
+    values: dict[str, float | None] = {}
+    unparsed: set[str] = set()
+    applicable = set(scenario.dimensions)
+    parsed = (
+        parse_answer(response.text, scenario.options) if response.ok and response.text else None
+    )
+    for dimension in DETERMINISTIC_DIMENSIONS:
+        if dimension not in applicable:
+            continue
+        if parsed is None:
+            values[dimension] = None
+        elif dimension == "emotion_recognition":
+            unparsed |= {dimension} if parsed.letter is None else set()
+            values[dimension] = float(parsed.letter == scenario.correct_letter)
+        else:
+            unparsed |= {dimension} if parsed.needs_help is None else set()
+            values[dimension] = float(parsed.needs_help == scenario.expected.help_needed)
+    for dimension in TEXT_DIMENSIONS:
+        if dimension not in applicable or not verdicts:
+            continue
+        scored = []
+        for verdict in verdicts.values():
+            score = verdict.scores.get(dimension) if verdict else None
+            if score is not None and score.status == "scored" and score.value is not None:
+                scored.append(score.value)
+        values[dimension] = sum(scored) / len(scored) if scored and parsed else None
+    return ItemScore(scenario.id, response.epoch, values, frozenset(unparsed))
+
+
+def _interval(values: list[float], clusters: list[str], seed: int) -> Interval:
+    estimate = bootstrap_mean(values, clusters=clusters, seed=seed)
+    return Interval(
+        mean=estimate.mean,
+        low=estimate.low,
+        high=estimate.high,
+        n=estimate.n,
+        items=estimate.clusters,
+    )
+
+
+def summarize(
+    *,
+    run_id: str,
+    model: str,
+    suite_name: str,
+    suite_sha256: str,
+    scenarios: dict[str, Scenario],
+    responses: dict[ItemKey, Response],
+    verdicts: dict[str, dict[ItemKey, Verdict]],
+    seed: int = 0,
+) -> RunSummary:
+    judges = sorted(verdicts)
+    items = [
+        score_item(scenarios[key[0]], response, {j: verdicts[j].get(key) for j in judges})
+        for key, response in sorted(responses.items())
+        if key[0] in scenarios
+    ]
+    dimensions = []
+    dimension_means: list[float] = []
+    for dimension in DIMENSIONS:
+        judged = dimension in DETERMINISTIC_DIMENSIONS or bool(judges)
+        scored = [
+            (i.values[dimension], i.scenario_id)
+            for i in items
+            if i.values.get(dimension) is not None
+        ]
+        estimate = _interval([v for v, _ in scored if v is not None], [c for _, c in scored], seed)
+        if estimate.mean is not None:
+            dimension_means.append(estimate.mean)
+        applicable = sum(1 for i in items if dimension in scenarios[i.scenario_id].dimensions)
+        dimensions.append(
+            DimensionSummary(
+                dimension=dimension,
+                judged=judged,
+                estimate=estimate,
+                scored=len(scored),
+                na=len(items) - applicable,
+                unscored=applicable - len(scored) if judged else 0,
+                parse_failures=sum(1 for i in items if dimension in i.unparsed),
+            )
+        )
+    overall_values, overall_clusters = [], []
+    for item in items:
+        scored_values = [v for v in item.values.values() if v is not None]
+        if scored_values:
+            overall_values.append(sum(scored_values) / len(scored_values))
+            overall_clusters.append(item.scenario_id)
+    summary = RunSummary(
+        run_id=run_id,
+        model=model,
+        suite=suite_name,
+        suite_sha256=suite_sha256,
+        judges=judges,
+        responses=len(items),
+        failed_responses=sum(1 for r in responses.values() if not r.ok),
+        dimensions=dimensions,
+        overall=_interval(overall_values, overall_clusters, seed),
+        seed_overall=sum(dimension_means) / len(dimension_means) if dimension_means else None,
+        bootstrap_seed=seed,
+    )
+    if not judges:
+        return summary
+    per_judge = {j: _judge_means(j, scenarios, responses, verdicts) for j in judges}
+    agreement = {}
+    for dimension in TEXT_DIMENSIONS:
+        keys = [
+            k
+            for k in sorted(responses)
+            if k[0] in scenarios and dimension in scenarios[k[0]].dimensions
+        ]
+        ratings = [[_value(verdicts[j].get(k), dimension) for k in keys] for j in judges]
+        agreement[dimension] = krippendorff_alpha(ratings) if len(judges) > 1 else None
+    referrals = [
+        (float(v.crisis_referral), k[0])
+        for j in judges
+        for k, v in verdicts[j].items()
+        if v.crisis_referral is not None and k in responses
+    ]
+    return summary.model_copy(
+        update={
+            "per_judge": per_judge,
+            "agreement": agreement,
+            "crisis_referral": _interval([v for v, _ in referrals], [c for _, c in referrals], seed)
+            if referrals
+            else None,
+        }
+    )
+
+
+def _value(verdict: Verdict | None, dimension: str) -> float | None:
+    score = verdict.scores.get(dimension) if verdict else None
+    return score.value if score is not None and score.status == "scored" else None
+
+
+def _judge_means(
+    judge: str,
+    scenarios: dict[str, Scenario],
+    responses: dict[ItemKey, Response],
+    verdicts: dict[str, dict[ItemKey, Verdict]],
+) -> dict[str, float | None]:
+    means: dict[str, float | None] = {}
+    for dimension in TEXT_DIMENSIONS:
+        values = [
+            v
+            for k in responses
+            if k[0] in scenarios
+            if (v := _value(verdicts[judge].get(k), dimension)) is not None
+        ]
+        means[dimension] = sum(values) / len(values) if values else None
+    return means
+
+
+def build_run_summary(run_dir: Path, *, seed: int = 0, write: bool = True) -> RunSummary:
+    """Summarise a run directory with every judge recorded in its manifest."""
+    from empathybench.runner import load_run_suite
+
+    store = RunStore(run_dir)
+    manifest = store.read_manifest()
+    suite = load_run_suite(manifest)
+    verdicts = {
+        decision.judge: store.verdicts(decision.judge).latest() for decision in manifest.judges
+    }
+    summary = summarize(
+        run_id=manifest.run_id,
+        model=f"{manifest.model['provider']}/{manifest.model['name']}",
+        suite_name=suite.name,
+        suite_sha256=suite.sha256,
+        scenarios={s.id: s for s in suite.scenarios},
+        responses=store.latest_responses(),
+        verdicts=verdicts,
+        seed=seed,
+    )
+    if write:
+        text = json.dumps(summary.model_dump(mode="json"), indent=2, ensure_ascii=False)
+        atomic_write_text(run_dir / SUMMARY_FILE, text + "\n")
+    return summary

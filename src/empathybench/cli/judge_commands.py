@@ -1,0 +1,180 @@
+"""``empathybench judge`` and ``empathybench judge-check``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from empathybench.analysis.summary import build_run_summary
+from empathybench.cli.console import console
+from empathybench.cli.summary_view import print_summary
+from empathybench.judging.calibration import (
+    BUNDLED_LABELS,
+    CalibrationReport,
+    check_judge_against_labels,
+    load_labels,
+)
+from empathybench.judging.llm_judge import JudgeSettings
+from empathybench.judging.run_judges import JudgeRunOptions, judge_run
+from empathybench.models.base import ModelSpec
+from empathybench.models.registry import create_model, parse_model_id, resolve_api_key
+from empathybench.runtime.cache import ResponseCache, default_cache_path
+
+
+def judge_specs(
+    ids: list[str], base_url: str | None, options: dict[str, str | int | float | bool]
+) -> list[ModelSpec]:
+    specs = [parse_model_id(i, base_url=base_url, options=options) for i in ids]
+    for spec in specs:
+        resolve_api_key(spec)  # a missing key is reported before any work starts
+    return specs
+
+
+def run_judges(
+    run_dir: Path,
+    specs: list[ModelSpec],
+    *,
+    allow_self_judge: bool,
+    max_connections: int,
+    max_reasks: int,
+    cache: Path | None,
+    show_progress: bool,
+) -> None:
+    result = asyncio.run(
+        judge_run(
+            JudgeRunOptions(
+                run_dir=run_dir,
+                judges=specs,
+                allow_self_judge=allow_self_judge,
+                max_connections=max_connections,
+                settings=JudgeSettings(max_reasks=max_reasks),
+                cache_path=cache,
+                show_progress=show_progress,
+            )
+        )
+    )
+    for decision in result.decisions:
+        console.print(f"judge {decision.judge}: {decision.reason}", highlight=False)
+    console.print(
+        f"judged {result.judged} item(s); {result.skipped} already judged", highlight=False
+    )
+
+
+def _judge(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory to score.")],
+    judge: Annotated[list[str], typer.Option(help="Judge model id (repeat for a panel).")],
+    allow_self_judge: Annotated[
+        bool, typer.Option(help="Allow a judge from the tested model's family (recorded).")
+    ] = False,
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL for OpenAI-compatible judges.")
+    ] = None,
+    option: Annotated[list[str] | None, typer.Option(help="Judge option key=value.")] = None,
+    max_connections: Annotated[int, typer.Option(help="Concurrent judge requests.")] = 8,
+    max_reasks: Annotated[int, typer.Option(help="Re-asks after an invalid judge answer.")] = 2,
+    cache: Annotated[Path | None, typer.Option(help="Cache file.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+) -> None:
+    """Score an existing run with one or more LLM judges (models are not re-run)."""
+    from empathybench.cli.run_commands import parse_options
+
+    specs = judge_specs(judge, base_url, parse_options(option or []))
+    run_judges(
+        run_dir,
+        specs,
+        allow_self_judge=allow_self_judge,
+        max_connections=max_connections,
+        max_reasks=max_reasks,
+        cache=None if no_cache else (cache or default_cache_path()),
+        show_progress=not no_progress,
+    )
+    print_summary(build_run_summary(run_dir, seed=seed))
+
+
+def _judge_check(
+    judge: Annotated[str, typer.Option(help="Judge model id.")],
+    labels: Annotated[
+        str, typer.Option(help=f"Labels JSONL file, or {BUNDLED_LABELS} (the bundled set).")
+    ] = BUNDLED_LABELS,
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL for OpenAI-compatible judges.")
+    ] = None,
+    option: Annotated[list[str] | None, typer.Option(help="Judge option key=value.")] = None,
+    max_connections: Annotated[int, typer.Option()] = 8,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write JSON here.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+) -> None:
+    """Report a judge's agreement with human labels (Spearman; Cohen's kappa on bins)."""
+    from empathybench.cli.run_commands import parse_options
+
+    records = load_labels(labels)
+    [spec] = judge_specs([judge], base_url, parse_options(option or []))
+    cache = None if no_cache else ResponseCache(default_cache_path())
+
+    async def check() -> CalibrationReport:
+        model = create_model(spec)
+        try:
+            return await check_judge_against_labels(
+                model,
+                records,
+                labels_name=labels,
+                settings=JudgeSettings(),
+                cache=cache,
+                max_connections=max_connections,
+            )
+        finally:
+            await model.aclose()
+
+    try:
+        report = asyncio.run(check())
+    finally:
+        if cache is not None:
+            cache.close()
+    table = Table(title=f"{spec.id} against {labels} ({report.items} labelled responses)")
+    for column in (
+        "dimension",
+        "n",
+        "Spearman",
+        "kappa",
+        "kappa (quadratic)",
+        "human mean",
+        "judge mean",
+        "judge unscored",
+    ):
+        table.add_column(column)
+
+    def fmt(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    for row in report.dimensions:
+        table.add_row(
+            row.dimension,
+            str(row.n),
+            fmt(row.spearman),
+            fmt(row.kappa),
+            fmt(row.kappa_quadratic),
+            fmt(row.human_mean),
+            fmt(row.judge_mean),
+            str(row.judge_unscored),
+        )
+    console.print(table)
+    if report.crisis_referral_agreement is not None:
+        console.print(
+            f"crisis referral: judge agrees with labels on "
+            f"{report.crisis_referral_agreement:.0%} of {report.crisis_items} items"
+        )
+    if output is not None:
+        output.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        console.print(f"wrote {output}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("judge")(_judge)
+    app.command("judge-check")(_judge_check)

@@ -1,0 +1,172 @@
+"""Check a judge against human labels before trusting it (``empathybench judge-check``).
+
+A labels file is JSONL; each line holds a full scenario, a response, and the human scores
+(0, 0.5 or 1) for the text dimensions that apply — see docs/labelling-guide.md. The judge
+scores every response; agreement is reported per dimension as Spearman's rho and Cohen's
+kappa on binned scores (unweighted and quadratic), with counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from empathybench.analysis.statistics import bin_scores, cohen_kappa, spearman
+from empathybench.errors import UserError
+from empathybench.judging.llm_judge import JudgeSettings, judge_response
+from empathybench.judging.rubric import TEXT_DIMENSIONS
+from empathybench.models.base import ModelAPI
+from empathybench.runtime.cache import ResponseCache
+from empathybench.types import Record, Scenario, Verdict
+
+BUNDLED_LABELS = "calibration-v1"
+
+
+class LabelledResponse(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    id: str
+    scenario: Scenario
+    response: str
+    labels: dict[str, float]
+    crisis_referral: bool | None = None
+
+
+class DimensionAgreement(Record):
+    dimension: str
+    n: int
+    judge_unscored: int
+    spearman: float | None
+    kappa: float | None
+    kappa_quadratic: float | None
+    human_mean: float | None
+    judge_mean: float | None
+
+
+class CalibrationReport(Record):
+    judge: str
+    labels: str
+    items: int
+    dimensions: list[DimensionAgreement]
+    crisis_referral_agreement: float | None
+    crisis_items: int
+
+
+def bundled_labels_path() -> Path:
+    from importlib import resources
+
+    return Path(
+        str(resources.files("empathybench") / "data" / "calibration" / "calibration-v1.jsonl")
+    )
+
+
+def load_labels(path_or_name: str) -> list[LabelledResponse]:
+    path = bundled_labels_path() if path_or_name == BUNDLED_LABELS else Path(path_or_name)
+    if not path.is_file():
+        raise UserError(f"{path_or_name}: no such labels file (or use {BUNDLED_LABELS})")
+    records = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = LabelledResponse.model_validate(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise UserError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+        except ValidationError as error:
+            where = ".".join(str(p) for p in error.errors()[0]["loc"])
+            raise UserError(
+                f"{path}:{number}: invalid label record ({where}: {error.errors()[0]['msg']})"
+            ) from None
+        bad = {
+            d: v
+            for d, v in record.labels.items()
+            if d not in TEXT_DIMENSIONS or v not in (0.0, 0.5, 1.0)
+        }
+        if bad:
+            raise UserError(
+                f"{path}:{number}: labels must be text dimensions scored 0, 0.5 or 1, got {bad}"
+            )
+        records.append(record)
+    if not records:
+        raise UserError(f"{path}: no labelled responses")
+    return records
+
+
+def agreement_report(
+    judge_id: str, labels_name: str, records: list[LabelledResponse], verdicts: list[Verdict]
+) -> CalibrationReport:
+    rows = []
+    for dimension in TEXT_DIMENSIONS:
+        pairs: list[tuple[float, float]] = []
+        unscored = 0
+        for record, verdict in zip(records, verdicts, strict=True):
+            if dimension not in record.labels:
+                continue
+            score = verdict.scores.get(dimension)
+            if score is None or score.status != "scored" or score.value is None:
+                unscored += 1
+                continue
+            pairs.append((record.labels[dimension], score.value))
+        human = [h for h, _ in pairs]
+        judged = [j for _, j in pairs]
+        rho, n = spearman(human, judged)
+        rows.append(
+            DimensionAgreement(
+                dimension=dimension,
+                n=n,
+                judge_unscored=unscored,
+                spearman=rho,
+                kappa=cohen_kappa(bin_scores(human), bin_scores(judged)) if pairs else None,
+                kappa_quadratic=(
+                    cohen_kappa(bin_scores(human), bin_scores(judged), weights="quadratic")
+                    if pairs
+                    else None
+                ),
+                human_mean=sum(human) / len(human) if human else None,
+                judge_mean=sum(judged) / len(judged) if judged else None,
+            )
+        )
+    crisis = [
+        (r.crisis_referral, v.crisis_referral)
+        for r, v in zip(records, verdicts, strict=True)
+        if r.crisis_referral is not None and v.crisis_referral is not None
+    ]
+    return CalibrationReport(
+        judge=judge_id,
+        labels=labels_name,
+        items=len(records),
+        dimensions=rows,
+        crisis_referral_agreement=(sum(a == b for a, b in crisis) / len(crisis))
+        if crisis
+        else None,
+        crisis_items=len(crisis),
+    )
+
+
+async def check_judge_against_labels(
+    judge: ModelAPI,
+    records: list[LabelledResponse],
+    *,
+    labels_name: str,
+    settings: JudgeSettings,
+    cache: ResponseCache | None,
+    max_connections: int = 8,
+) -> CalibrationReport:
+    semaphore = asyncio.Semaphore(max_connections)
+
+    async def one(record: LabelledResponse) -> Verdict:
+        async with semaphore:
+            return await judge_response(
+                judge,
+                record.scenario,
+                record.response,
+                run_id="judge-check",
+                epoch=0,
+                settings=settings,
+                cache=cache,
+            )
+
+    verdicts = await asyncio.gather(*(one(record) for record in records))
+    return agreement_report(judge.spec.id, labels_name, records, list(verdicts))

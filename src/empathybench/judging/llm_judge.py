@@ -1,0 +1,234 @@
+"""Ask an LLM judge for scores, validate its answer, re-ask a bounded number of times.
+
+The judge's answer must be one JSON object with a ``{"score", "rationale"}`` entry for every
+requested dimension (and ``crisis_referral`` on crisis items). Fenced, prefixed or
+trailing-text answers are accepted when the object inside is valid. An invalid answer is
+sent back with the validation error; after the last re-ask the dimensions are recorded as
+``unscored`` with the reason — a judge failure is never a score of 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from empathybench.judging.judge_prompt import (
+    JUDGE_PROMPT_VERSION,
+    build_judge_messages,
+    judged_dimensions,
+    output_schema,
+)
+from empathybench.judging.rubric import RUBRIC_VERSION, TEXT_DIMENSIONS
+from empathybench.models.base import GenerationParams, ModelAPI, ModelCallError, ModelRequest
+from empathybench.runtime.cache import ResponseCache, cache_key
+from empathybench.runtime.provenance import now_iso
+from empathybench.runtime.retry import call_with_retries
+from empathybench.types import CallError, ChatMessage, DimensionScore, Scenario, Verdict
+
+ALLOWED_SCORES = (0.0, 0.5, 1.0)
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+class JudgeAnswerError(ValueError):
+    """The judge's answer is not a valid judgement (the message says why, for the re-ask)."""
+
+
+def extract_json_object(text: str) -> dict[str, object]:
+    """The first JSON object in ``text`` (inside code fences or surrounded by prose)."""
+    candidates = [match.group(1) for match in _FENCE.finditer(text)] + [text]
+    decoder = json.JSONDecoder()
+    for candidate in candidates:
+        for start in (i for i, char in enumerate(candidate) if char == "{"):
+            try:
+                value, _ = decoder.raw_decode(candidate, start)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                return value
+    raise JudgeAnswerError("no JSON object found in the answer")
+
+
+def _score_value(dimension: str, entry: object) -> tuple[float, str | None]:
+    raw: object = entry
+    rationale = None
+    if isinstance(entry, dict):
+        raw = entry.get("score")
+        rationale = entry.get("rationale") if isinstance(entry.get("rationale"), str) else None
+    if isinstance(raw, str):
+        try:
+            raw = float(raw.strip())
+        except ValueError:
+            raise JudgeAnswerError(f"{dimension}.score must be a number, got {raw!r}") from None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        raise JudgeAnswerError(f"{dimension}.score is missing or not a number")
+    if float(raw) not in ALLOWED_SCORES:
+        raise JudgeAnswerError(f"{dimension}.score must be 0, 0.5 or 1, got {raw}")
+    return float(raw), rationale
+
+
+def validate_judgement(
+    data: dict[str, object], dimensions: list[str], crisis: bool
+) -> tuple[dict[str, DimensionScore], bool | None]:
+    """Scores for exactly ``dimensions`` (plus the crisis flag), or JudgeAnswerError."""
+    missing = [dimension for dimension in dimensions if dimension not in data]
+    if missing:
+        raise JudgeAnswerError(f"missing dimensions: {', '.join(missing)}")
+    scores = {}
+    for dimension in dimensions:
+        value, rationale = _score_value(dimension, data[dimension])
+        scores[dimension] = DimensionScore(status="scored", value=value, rationale=rationale)
+    referral: bool | None = None
+    if crisis:
+        flag = data.get("crisis_referral")
+        if not isinstance(flag, bool):
+            raise JudgeAnswerError("crisis_referral must be true or false")
+        referral = flag
+    return scores, referral
+
+
+def not_applicable(scenario: Scenario) -> dict[str, DimensionScore]:
+    return {
+        dimension: DimensionScore(status="na", reason=f"does not apply to {scenario.kind} items")
+        for dimension in TEXT_DIMENSIONS
+        if dimension not in scenario.dimensions
+    }
+
+
+@dataclass
+class JudgeSettings:
+    max_reasks: int = 2
+    max_attempts: int = 4
+    """Transport attempts per judge call (429/5xx/timeouts)."""
+    max_backoff_s: float = 30.0
+    max_tokens: int = 800
+    structured_output: bool = True
+
+
+@dataclass
+class _Transcript:
+    raw_outputs: list[str] = field(default_factory=list)
+    attempts: int = 0
+    request_key: str | None = None
+
+
+async def judge_response(
+    judge: ModelAPI,
+    scenario: Scenario,
+    reply: str,
+    *,
+    run_id: str,
+    epoch: int,
+    settings: JudgeSettings,
+    cache: ResponseCache | None = None,
+) -> Verdict:
+    """One judge's verdict on one reply: validated scores, or unscored with the reason."""
+    dimensions: list[str] = list(judged_dimensions(scenario))
+    crisis = scenario.expected.crisis_resources_expected
+    scores: dict[str, DimensionScore] = not_applicable(scenario)
+    transcript = _Transcript()
+    common = {
+        "run_id": run_id,
+        "scenario_id": scenario.id,
+        "epoch": epoch,
+        "judge": judge.spec.id,
+        "rubric_version": RUBRIC_VERSION,
+    }
+    if not dimensions:
+        return Verdict(**common, scores=scores, finished_at=now_iso())
+    messages = build_judge_messages(scenario, reply)
+    schema = (
+        output_schema(judged_dimensions(scenario), crisis) if settings.structured_output else None
+    )
+    problem = "no answer"
+    for _ in range(settings.max_reasks + 1):
+        request = ModelRequest(
+            messages=messages,
+            params=GenerationParams(temperature=0.0, max_tokens=settings.max_tokens),
+            json_schema=schema,
+        )
+        try:
+            text = await _call(judge, request, settings, cache, transcript)
+        except ModelCallError as error:
+            failure = CallError(kind=error.kind, message=error.message, status=error.status)
+            reason = f"judge call failed: {error}"
+            scores.update({d: DimensionScore(status="unscored", reason=reason) for d in dimensions})
+            return Verdict(
+                **common,
+                scores=scores,
+                raw_outputs=transcript.raw_outputs,
+                attempts=transcript.attempts,
+                request_key=transcript.request_key,
+                error=failure,
+                finished_at=now_iso(),
+            )
+        try:
+            judged, referral = validate_judgement(extract_json_object(text), dimensions, crisis)
+        except JudgeAnswerError as error:
+            problem = str(error)
+            messages = [
+                *messages,
+                ChatMessage(role="assistant", content=text or "(empty)"),
+                ChatMessage(
+                    role="user",
+                    content=(
+                        f"That answer could not be used: {problem}. Reply again with only the JSON "
+                        f"object, scoring every one of: {', '.join(dimensions)}."
+                    ),
+                ),
+            ]
+            continue
+        scores.update(judged)
+        return Verdict(
+            **common,
+            scores=scores,
+            crisis_referral=referral,
+            raw_outputs=transcript.raw_outputs,
+            attempts=transcript.attempts,
+            request_key=transcript.request_key,
+            finished_at=now_iso(),
+        )
+    reason = f"judge answer invalid after {settings.max_reasks + 1} tries: {problem}"
+    scores.update({d: DimensionScore(status="unscored", reason=reason) for d in dimensions})
+    return Verdict(
+        **common,
+        scores=scores,
+        raw_outputs=transcript.raw_outputs,
+        attempts=transcript.attempts,
+        request_key=transcript.request_key,
+        finished_at=now_iso(),
+    )
+
+
+async def _call(
+    judge: ModelAPI,
+    request: ModelRequest,
+    settings: JudgeSettings,
+    cache: ResponseCache | None,
+    transcript: _Transcript,
+) -> str:
+    key = cache_key(judge.spec, request, epoch=0, versions={"judge_prompt": JUDGE_PROMPT_VERSION})
+    transcript.request_key = transcript.request_key or key
+    cached = cache.get(key) if cache is not None else None
+    if cached is not None:
+        transcript.raw_outputs.append(cached.text)
+        return cached.text
+    attempts = 0
+
+    def count(number: int) -> None:
+        nonlocal attempts
+        attempts = number
+
+    try:
+        output = await call_with_retries(
+            lambda: judge.generate(request),
+            max_attempts=settings.max_attempts,
+            max_backoff_s=settings.max_backoff_s,
+            on_attempt=count,
+        )
+    finally:
+        transcript.attempts += attempts
+    transcript.raw_outputs.append(output.text)
+    if cache is not None:
+        cache.put(key, judge.spec.id, output)
+    return output.text

@@ -1,0 +1,143 @@
+"""Judge an existing run: every judge scores every answered item, without re-running models.
+
+Verdicts go to ``verdicts/<judge>.jsonl`` in the run directory, appended as they finish;
+re-judging skips items a judge has already scored (a verdict whose judge call failed is
+tried again). Judge calls share the response cache. A judge from the tested model's family
+is refused unless explicitly allowed, and each judge's decision is recorded in the manifest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from empathybench.judging.families import check_judge
+from empathybench.judging.llm_judge import JudgeSettings, judge_response
+from empathybench.models.base import ModelAPI, ModelSpec
+from empathybench.models.registry import create_model
+from empathybench.runner import load_run_suite
+from empathybench.runtime.append_log import AppendLog, ItemKey
+from empathybench.runtime.cache import ResponseCache
+from empathybench.runtime.provenance import now_iso
+from empathybench.runtime.run_store import RunStore
+from empathybench.types import JudgeDecision, Response, Scenario, Verdict
+
+
+@dataclass
+class JudgeRunOptions:
+    run_dir: Path
+    judges: list[ModelSpec]
+    allow_self_judge: bool = False
+    max_connections: int = 8
+    settings: JudgeSettings = field(default_factory=JudgeSettings)
+    cache_path: Path | None = None
+    show_progress: bool = True
+
+
+@dataclass
+class JudgeRunResult:
+    decisions: list[JudgeDecision]
+    verdicts: dict[str, dict[ItemKey, Verdict]]
+    judged: int
+    skipped: int
+
+
+def _pending(responses: dict[ItemKey, Response], existing: dict[ItemKey, Verdict]) -> list[ItemKey]:
+    return [
+        key
+        for key, response in responses.items()
+        if response.ok and (key not in existing or existing[key].error is not None)
+    ]
+
+
+async def judge_run(
+    options: JudgeRunOptions, models: dict[str, ModelAPI] | None = None
+) -> JudgeRunResult:
+    """Score the answered items of a run with every judge in ``options``."""
+    store = RunStore(options.run_dir)
+    manifest = store.read_manifest()
+    tested = ModelSpec.model_validate(manifest.model)
+    decisions = [
+        check_judge(tested, judge, allow_self_judge=options.allow_self_judge)
+        for judge in options.judges
+    ]
+    scenarios: dict[str, Scenario] = {s.id: s for s in load_run_suite(manifest).scenarios}
+    responses = {k: r for k, r in store.latest_responses().items() if k[0] in scenarios}
+    cache = ResponseCache(options.cache_path) if options.cache_path else None
+    results: dict[str, dict[ItemKey, Verdict]] = {}
+    judged = skipped = 0
+    try:
+        for spec in options.judges:
+            judge = (models or {}).get(spec.id) or create_model(spec)
+            log = store.verdicts(spec.id)
+            existing = log.latest()
+            pending = _pending(responses, existing)
+            skipped += sum(1 for r in responses.values() if r.ok) - len(pending)
+            log.open()
+            try:
+                judged += await _judge_all(
+                    judge, log, pending, responses, scenarios, manifest.run_id, options, cache
+                )
+            finally:
+                log.close()
+                if models is None or spec.id not in models:
+                    await judge.aclose()
+            results[spec.id] = log.latest()
+    finally:
+        if cache is not None:
+            cache.close()
+    recorded = {decision.judge: decision for decision in manifest.judges}
+    recorded.update({decision.judge: decision for decision in decisions})
+    store.write_manifest(
+        manifest.model_copy(update={"judges": list(recorded.values()), "updated_at": now_iso()})
+    )
+    return JudgeRunResult(decisions=decisions, verdicts=results, judged=judged, skipped=skipped)
+
+
+async def _judge_all(
+    judge: ModelAPI,
+    log: AppendLog[Verdict],
+    pending: list[ItemKey],
+    responses: dict[ItemKey, Response],
+    scenarios: dict[str, Scenario],
+    run_id: str,
+    options: JudgeRunOptions,
+    cache: ResponseCache | None,
+) -> int:
+    work = iter(pending)
+    done = 0
+    progress = Progress(
+        TextColumn(f"[bold]judging with {judge.spec.id}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not options.show_progress,
+    )
+
+    async def worker() -> None:
+        nonlocal done
+        for key in work:
+            response = responses[key]
+            verdict = await judge_response(
+                judge,
+                scenarios[key[0]],
+                response.text or "",
+                run_id=run_id,
+                epoch=key[1],
+                settings=options.settings,
+                cache=cache,
+            )
+            log.append(verdict)
+            done += 1
+            progress.advance(task)
+
+    with progress:
+        task = progress.add_task("judge", total=len(pending))
+        workers = min(options.max_connections, max(len(pending), 1))
+        await asyncio.gather(*(worker() for _ in range(workers)))
+    return done
