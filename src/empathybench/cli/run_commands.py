@@ -27,7 +27,7 @@ DEFAULT_SUITE = "standard-v1"
 DEFAULT_MODEL = "local/smollm2"
 # A short reply keeps the bundled 135M model's run within minutes on two CPU cores.
 DEFAULT_MAX_TOKENS = {"local": 160}
-DEFAULT_CONNECTIONS = {"local": 32, "mock": 16}
+DEFAULT_CONNECTIONS = {"local": 100, "mock": 16}  # local: one batch for standard-v1
 
 
 def parse_options(pairs: list[str]) -> dict[str, str | int | float | bool]:

