@@ -92,3 +92,9 @@ def test_space_reports_more_than_a_million() -> None:
     assert result.returncode == 0
     total = next(line for line in result.stdout.splitlines() if "all" in line)
     assert int(total.split("│")[-2].strip().replace(",", "")) > 1_000_000
+
+
+def test_error_text_with_brackets_is_printed_literally(tmp_path: Path) -> None:
+    result = run_cli("run", "--model", "local/[not]-a-path", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "[not]" in result.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 import typer
+from rich.markup import escape
 
 from empathybench.cli.console import err_console
 from empathybench.cli.judge_commands import register as register_judge_commands
@@ -54,7 +55,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, standalone_mode=True)
     except UserError as error:
-        err_console.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
+        err_console.print(
+            f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True
+        )
         sys.exit(EXIT_USER_ERROR)
     except KeyboardInterrupt:
         err_console.print("interrupted")
