@@ -21,6 +21,7 @@ _LETTER_VALUE = re.compile(r"^[\(\[]?([ABC])(?:[\)\]\.:,]|\s|$)|^[\(\[]?([abc])(
 _LETTER_ANYWHERE = re.compile(
     r"\b(?:option|answer|emotion)\b[^\n]{0,20}?\b(?:is\s+)?\(?([ABC])\)?(?:\b|$)"
 )
+_OPTION_LINE = re.compile(r"^\s*[\(\[]?([A-Za-z])[\)\]\.:]")
 _YES = re.compile(r"^(yes|yeah|yep|y|true)\b", re.IGNORECASE)
 _NO = re.compile(r"^(no|nope|n|false|not really)\b", re.IGNORECASE)
 
@@ -72,9 +73,20 @@ def parse_answer(text: str, options: list[str]) -> ParsedAnswer:
 
     if "emotion" in fields:
         parsed.letter = _letter_from(fields["emotion"], options)
+    plain = _MARKDOWN.sub("", text)
     if parsed.letter is None:
-        match = _LETTER_ANYWHERE.search(_MARKDOWN.sub("", text))
+        match = _LETTER_ANYWHERE.search(plain)
         parsed.letter = match.group(1) if match else None  # type: ignore[assignment]
+    if parsed.letter is None and "emotion" not in fields:
+        # No EMOTION field: an answer that opens with an option line ("B) anxious", "(b)"),
+        # or that names exactly one of the options before any reply, is that choice.
+        head = plain.split("REPLY", 1)[0].strip()
+        first_line = head.splitlines()[0] if head else ""
+        match = _OPTION_LINE.match(first_line)
+        if match and match.group(1).upper() in "ABC":
+            parsed.letter = match.group(1).upper()  # type: ignore[assignment]
+        if parsed.letter is None:
+            parsed.letter = _letter_from(head, options)
     if parsed.letter is None:
         parsed.problems.append("emotion choice not found")
 
