@@ -211,19 +211,11 @@ async def _answer(
             max_backoff_s=options.max_backoff_s,
             on_attempt=count,
         )
-    except ModelCallError as error:
-        failure = CallError(kind=error.kind, message=error.message, status=error.status)
-        return Response(
-            **common,
-            text=None,
-            latency_s=round(time.perf_counter() - started, 4),
-            attempts=attempts,
-            cached=False,
-            error=failure,
-            finished_at=provenance.now_iso(),
-        )
-    except Exception as error:  # an adapter bug must not lose the run: record it explicitly
-        failure = CallError(kind="internal", message=f"{type(error).__name__}: {error}")
+    except Exception as error:  # an adapter bug must not lose the run either: record it
+        if isinstance(error, ModelCallError):
+            failure = CallError(kind=error.kind, message=error.message, status=error.status)
+        else:
+            failure = CallError(kind="internal", message=f"{type(error).__name__}: {error}")
         return Response(
             **common,
             text=None,

@@ -17,7 +17,13 @@ from empathybench.errors import UserError
 from empathybench.judging.families import check_judge
 from empathybench.models.base import GenerationParams, ModelSpec
 from empathybench.models.registry import parse_model_id, resolve_api_key
-from empathybench.runner import RunOptions, RunResult, execute_run, select_scenarios
+from empathybench.runner import (
+    RunOptions,
+    RunResult,
+    execute_run,
+    load_run_suite,
+    select_scenarios,
+)
 from empathybench.runtime.cache import default_cache_path
 from empathybench.runtime.pricing import load_prices
 from empathybench.runtime.run_store import RunStore
@@ -123,11 +129,8 @@ def _run(
     if resume is not None:
         manifest = RunStore(resume).read_manifest()
         spec = ModelSpec.model_validate(manifest.model)
-        loaded = load_suite(manifest.suite.source)
-        if loaded.sha256 != manifest.suite.sha256:
-            raise UserError(f"the suite {manifest.suite.source} changed since the run started")
         options = RunOptions(
-            suite=loaded,
+            suite=load_run_suite(manifest),
             suite_source=manifest.suite.source,
             spec=spec,
             run_dir=resume,

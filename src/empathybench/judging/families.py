@@ -58,9 +58,7 @@ def family_of(spec: ModelSpec) -> str | None:
 def check_judge(tested: ModelSpec, judge: ModelSpec, *, allow_self_judge: bool) -> JudgeDecision:
     """Refuse a judge from the tested model's family unless explicitly allowed."""
     tested_family, judge_family = family_of(tested), family_of(judge)
-    same = tested.id == judge.id or (
-        tested_family is not None and tested_family == judge_family
-    )
+    same = tested.id == judge.id or (tested_family is not None and tested_family == judge_family)
     if same and not allow_self_judge:
         raise UserError(
             f"judge {judge.id} is from the same family as the tested model {tested.id} "

@@ -136,6 +136,22 @@ async def judge_response(
     }
     if not dimensions:
         return Verdict(**common, scores=scores, finished_at=now_iso())
+
+    def finish(referral: bool | None = None, error: CallError | None = None) -> Verdict:
+        return Verdict(
+            **common,
+            scores=scores,
+            crisis_referral=referral,
+            raw_outputs=transcript.raw_outputs,
+            attempts=transcript.attempts,
+            request_key=transcript.request_key,
+            error=error,
+            finished_at=now_iso(),
+        )
+
+    def unscored(reason: str) -> None:
+        scores.update({d: DimensionScore(status="unscored", reason=reason) for d in dimensions})
+
     messages = build_judge_messages(scenario, reply)
     schema = (
         output_schema(judged_dimensions(scenario), crisis) if settings.structured_output else None
@@ -150,17 +166,9 @@ async def judge_response(
         try:
             text = await _call(judge, request, settings, cache, transcript)
         except ModelCallError as error:
-            failure = CallError(kind=error.kind, message=error.message, status=error.status)
-            reason = f"judge call failed: {error}"
-            scores.update({d: DimensionScore(status="unscored", reason=reason) for d in dimensions})
-            return Verdict(
-                **common,
-                scores=scores,
-                raw_outputs=transcript.raw_outputs,
-                attempts=transcript.attempts,
-                request_key=transcript.request_key,
-                error=failure,
-                finished_at=now_iso(),
+            unscored(f"judge call failed: {error}")
+            return finish(
+                error=CallError(kind=error.kind, message=error.message, status=error.status)
             )
         try:
             judged, referral = validate_judgement(extract_json_object(text), dimensions, crisis)
@@ -179,25 +187,9 @@ async def judge_response(
             ]
             continue
         scores.update(judged)
-        return Verdict(
-            **common,
-            scores=scores,
-            crisis_referral=referral,
-            raw_outputs=transcript.raw_outputs,
-            attempts=transcript.attempts,
-            request_key=transcript.request_key,
-            finished_at=now_iso(),
-        )
-    reason = f"judge answer invalid after {settings.max_reasks + 1} tries: {problem}"
-    scores.update({d: DimensionScore(status="unscored", reason=reason) for d in dimensions})
-    return Verdict(
-        **common,
-        scores=scores,
-        raw_outputs=transcript.raw_outputs,
-        attempts=transcript.attempts,
-        request_key=transcript.request_key,
-        finished_at=now_iso(),
-    )
+        return finish(referral=referral)
+    unscored(f"judge answer invalid after {settings.max_reasks + 1} tries: {problem}")
+    return finish()
 
 
 async def _call(
