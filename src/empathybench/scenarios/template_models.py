@@ -18,17 +18,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-Valence = Literal["positive", "negative"]
+from empathybench.types import AssistanceType, Valence
+
 Pronouns = Literal["she", "he", "they"]
-AssistanceName = Literal[
-    "emotional_support",
-    "practical_help",
-    "information",
-    "challenge_belief",
-    "crisis_referral",
-    "celebrate",
-    "no_action_needed",
-]
 BeliefCategory = Literal[
     "self_worth",
     "hopelessness",
@@ -101,7 +93,7 @@ class Situation(_Strict):
     locations: list[str] = Field(min_length=2)
     goals: list[str] = Field(min_length=2)
     emotions: list[str] = Field(min_length=2)
-    assistance: list[AssistanceName] = Field(min_length=1)
+    assistance: list[AssistanceType] = Field(min_length=1)
 
 
 class Person(_Strict):
