@@ -1,0 +1,98 @@
+"""The labelled responses the empathy scorer learns from (cognitive / emotional / behavioral).
+
+The bundled set (``empathy-labels-v1``) was written and labelled by the project following
+docs/scorer-labelling-guide.md: replies to help-seeking messages, each rated 1–3 on the three
+components. Every record carries a fixed ``split``, assigned by prompt, so no prompt appears in
+both the training and the test split.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from empathybench.errors import UserError
+
+COMPONENTS = ("cognitive", "emotional", "behavioral")
+BUNDLED_EMPATHY_LABELS = "empathy-labels-v1"
+TEST_FRACTION = 0.2
+Split = Literal["train", "test"]
+
+
+class EmpathyLabel(BaseModel):
+    """One labelled reply to a help-seeking message."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    id: str
+    prompt_id: str
+    prompt: str
+    response: str
+    labels: dict[str, int]
+    split: Split = "train"
+    topic: str | None = None
+    style: str | None = None
+
+    @field_validator("labels")
+    @classmethod
+    def _three_components(cls, labels: dict[str, int]) -> dict[str, int]:
+        if set(labels) != set(COMPONENTS) or any(v not in (1, 2, 3) for v in labels.values()):
+            raise ValueError("labels must rate cognitive, emotional and behavioral 1, 2 or 3")
+        return labels
+
+    @property
+    def empathy(self) -> float:
+        return sum(self.labels.values()) / len(COMPONENTS)
+
+
+class LabelSet(BaseModel):
+    name: str
+    sha256: str
+    records: list[EmpathyLabel] = Field(repr=False)
+
+    def part(self, split: str) -> list[EmpathyLabel]:
+        return [r for r in self.records if r.split == split]
+
+
+def bundled_data_path(file_name: str) -> Path:
+    return Path(str(resources.files("empathybench") / "data" / "scorer" / file_name))
+
+
+def load_empathy_labels(path_or_name: str = BUNDLED_EMPATHY_LABELS) -> LabelSet:
+    """Read a labels JSONL file (or the bundled set by name); one error line if it is bad."""
+    bundled = path_or_name == BUNDLED_EMPATHY_LABELS
+    path = bundled_data_path(f"{path_or_name}.jsonl") if bundled else Path(path_or_name)
+    if not path.is_file():
+        raise UserError(f"{path_or_name}: no such labels file (or use {BUNDLED_EMPATHY_LABELS})")
+    data = path.read_bytes()
+    records = []
+    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(EmpathyLabel.model_validate(json.loads(line)))
+        except json.JSONDecodeError as error:
+            raise UserError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "record"
+            raise UserError(f"{path}:{number}: invalid label ({where}: {first['msg']})") from None
+    if not records:
+        raise UserError(f"{path}: no labelled responses")
+    leaked = {r.prompt_id for r in records if r.split == "test"} & {
+        r.prompt_id for r in records if r.split == "train"
+    }
+    if leaked:
+        raise UserError(f"{path}: prompts in both splits: {', '.join(sorted(leaked)[:5])}")
+    name = path_or_name if bundled else path.name
+    return LabelSet(name=name, sha256=hashlib.sha256(data).hexdigest(), records=records)
+
+
+def split_for(group: str, *, test_fraction: float = TEST_FRACTION, salt: str = "split-v1") -> Split:
+    """``train`` or ``test`` for a group id (a prompt or a scenario), fixed by a hash."""
+    digest = hashlib.sha256(f"{salt}:{group}".encode()).digest()
+    return "test" if int.from_bytes(digest[:8], "big") / 2**64 < test_fraction else "train"
