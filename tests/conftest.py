@@ -1,8 +1,11 @@
+import asyncio
 import sys
 from pathlib import Path
 
 import pytest
 
+from empathybench.models.registry import parse_model_id
+from empathybench.runner import RunOptions, execute_run
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite, write_scenarios
 from empathybench.types import Suite
@@ -28,3 +31,21 @@ def small_suite(small_suite_path: Path) -> Suite:
 def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads or writes the user's real response cache."""
     monkeypatch.setenv("EMPATHYBENCH_CACHE", str(tmp_path / "cache.sqlite"))
+
+
+@pytest.fixture
+def run_dir(small_suite: Suite, small_suite_path: Path, tmp_path: Path) -> Path:
+    """A finished run of the small suite through the mock model ``mock/tested``."""
+    directory = tmp_path / "run"
+    asyncio.run(
+        execute_run(
+            RunOptions(
+                suite=small_suite,
+                suite_source=str(small_suite_path),
+                spec=parse_model_id("mock/tested"),
+                run_dir=directory,
+                show_progress=False,
+            )
+        )
+    )
+    return directory

@@ -41,6 +41,7 @@ def start_run(suite: Path, run_dir: Path, call_log: Path) -> subprocess.Popen[st
             "4",
             "--no-cache",
             "--no-progress",
+            "--no-judge",
             "--run-dir",
             str(run_dir),
         ),
@@ -83,7 +84,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(
     assert 8 <= len(finished_before) < 30, "the kill should land mid-run"
 
     resumed = subprocess.run(
-        cli("run", "--resume", str(run_dir), "--no-cache", "--no-progress"),
+        cli("run", "--resume", str(run_dir), "--no-cache", "--no-progress", "--no-judge"),
         capture_output=True,
         text=True,
         timeout=120,

@@ -157,6 +157,7 @@ def test_the_key_never_reaches_output_or_files_from_the_command_line(
                 "--run-dir",
                 str(tmp_path / "run"),
                 "--no-progress",
+                "--no-judge",
             ],
             capture_output=True,
             text=True,

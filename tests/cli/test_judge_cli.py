@@ -24,6 +24,7 @@ def test_run_then_judge_with_a_panel_writes_verdicts_and_a_summary(tmp_path: Pat
         "--limit",
         "20",
         "--no-progress",
+        "--no-judge",
         "--run-dir",
         "r",
         cwd=tmp_path,

@@ -12,26 +12,7 @@ from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
-from empathybench.runner import RunOptions, execute_run
 from empathybench.runtime.run_store import RunStore
-from empathybench.types import Suite
-
-
-@pytest.fixture
-def run_dir(small_suite: Suite, small_suite_path: Path, tmp_path: Path) -> Path:
-    directory = tmp_path / "run"
-    asyncio.run(
-        execute_run(
-            RunOptions(
-                suite=small_suite,
-                suite_source=str(small_suite_path),
-                spec=parse_model_id("mock/tested"),
-                run_dir=directory,
-                show_progress=False,
-            )
-        )
-    )
-    return directory
 
 
 def judge(

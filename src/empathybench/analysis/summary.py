@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import Field
 
 from empathybench.analysis.statistics import bootstrap_mean, krippendorff_alpha
+from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.judging.rubric import DETERMINISTIC_DIMENSIONS, RUBRIC_VERSION, TEXT_DIMENSIONS
@@ -232,16 +233,33 @@ def _judge_means(
     return means
 
 
-def build_run_summary(run_dir: Path, *, seed: int = 0, write: bool = True) -> RunSummary:
-    """Summarise a run directory with every judge recorded in its manifest."""
+def summary_judges(recorded: list[str]) -> list[str]:
+    """The panel a summary uses: the LLM judges, or the offline judges when there are none.
+
+    Offline (approximate) scores are never averaged with LLM judges' scores.
+    """
+    from empathybench.judging.offline_judge import is_offline_judge
+
+    llm_judges = [judge for judge in recorded if not is_offline_judge(judge)]
+    return llm_judges or list(recorded)
+
+
+def build_run_summary(
+    run_dir: Path, *, seed: int = 0, write: bool = True, judges: list[str] | None = None
+) -> RunSummary:
+    """Summarise a run directory with ``judges`` (default: ``summary_judges`` of the manifest)."""
     from empathybench.runner import load_run_suite
 
     store = RunStore(run_dir)
     manifest = store.read_manifest()
     suite = load_run_suite(manifest)
-    verdicts = {
-        decision.judge: store.verdicts(decision.judge).latest() for decision in manifest.judges
-    }
+    recorded = [decision.judge for decision in manifest.judges]
+    if judges is None:
+        judges = summary_judges(recorded)
+    missing = [judge for judge in judges if judge not in recorded]
+    if missing:
+        raise UserError(f"{run_dir}: no verdicts from {', '.join(missing)}")
+    verdicts = {judge: store.verdicts(judge).latest() for judge in judges}
     summary = summarize(
         run_id=manifest.run_id,
         model=f"{manifest.model['provider']}/{manifest.model['name']}",

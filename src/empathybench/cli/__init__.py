@@ -15,6 +15,7 @@ from empathybench.cli.console import err_console
 from empathybench.cli.judge_commands import register as register_judge_commands
 from empathybench.cli.run_commands import register as register_run_commands
 from empathybench.cli.scenario_commands import register as register_scenario_commands
+from empathybench.cli.scorer_commands import register as register_scorer_commands
 from empathybench.errors import UserError
 
 app = typer.Typer(
@@ -46,6 +47,7 @@ def _root(
 
 register_run_commands(app)
 register_judge_commands(app)
+register_scorer_commands(app)
 
 EXIT_USER_ERROR = 2
 

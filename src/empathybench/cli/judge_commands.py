@@ -13,13 +13,16 @@ from rich.table import Table
 from empathybench.analysis.summary import build_run_summary
 from empathybench.cli.console import console
 from empathybench.cli.summary_view import print_summary
+from empathybench.errors import UserError
 from empathybench.judging.calibration import (
     BUNDLED_LABELS,
     CalibrationReport,
+    LabelledResponse,
     check_judge_against_labels,
     load_labels,
 )
 from empathybench.judging.llm_judge import JudgeSettings
+from empathybench.judging.offline_judge import judge_label
 from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.base import ModelSpec
 from empathybench.models.registry import create_model, parse_model_id, resolve_api_key
@@ -33,6 +36,25 @@ def judge_specs(
     for spec in specs:
         resolve_api_key(spec)  # a missing key is reported before any work starts
     return specs
+
+
+def split_judges(ids: list[str]) -> tuple[list[str], list[str]]:
+    """``(offline judge ids, LLM judge ids)`` from the ``--judge`` values."""
+    from empathybench.judging.offline_judge import is_offline_judge
+
+    return [i for i in ids if is_offline_judge(i)], [i for i in ids if not is_offline_judge(i)]
+
+
+def run_offline_judges(run_dir: Path, ids: list[str]) -> None:
+    from empathybench.judging.offline_runs import judge_run_offline
+
+    for judge_id in ids:
+        result = judge_run_offline(run_dir, judge_id)
+        console.print(
+            f"judge {judge_label(result.decisions[0].judge)}: judged {result.judged} item(s); "
+            f"{result.skipped} already judged",
+            highlight=False,
+        )
 
 
 def run_judges(
@@ -67,7 +89,13 @@ def run_judges(
 
 def _judge(
     run_dir: Annotated[Path, typer.Argument(help="Run directory to score.")],
-    judge: Annotated[list[str], typer.Option(help="Judge model id (repeat for a panel).")],
+    judge: Annotated[
+        list[str],
+        typer.Option(
+            help="Judge model id (repeat for a panel), or 'offline' for the approximate "
+            "offline judge (no API key; offline:DIR for a trained head)."
+        ),
+    ],
     allow_self_judge: Annotated[
         bool, typer.Option(help="Allow a judge from the tested model's family (recorded).")
     ] = False,
@@ -82,26 +110,33 @@ def _judge(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
 ) -> None:
-    """Score an existing run with one or more LLM judges (models are not re-run)."""
+    """Score an existing run with LLM judges or the offline judge (models are not re-run)."""
     from empathybench.cli.run_commands import parse_options
 
-    specs = judge_specs(judge, base_url, parse_options(option or []))
-    run_judges(
-        run_dir,
-        specs,
-        allow_self_judge=allow_self_judge,
-        max_connections=max_connections,
-        max_reasks=max_reasks,
-        cache=None if no_cache else (cache or default_cache_path()),
-        show_progress=not no_progress,
-    )
+    offline, llm = split_judges(judge)
+    specs = judge_specs(llm, base_url, parse_options(option or []))
+    if specs:
+        run_judges(
+            run_dir,
+            specs,
+            allow_self_judge=allow_self_judge,
+            max_connections=max_connections,
+            max_reasks=max_reasks,
+            cache=None if no_cache else (cache or default_cache_path()),
+            show_progress=not no_progress,
+        )
+    run_offline_judges(run_dir, offline)
     print_summary(build_run_summary(run_dir, seed=seed))
 
 
 def _judge_check(
     judge: Annotated[str, typer.Option(help="Judge model id.")],
     labels: Annotated[
-        str, typer.Option(help=f"Labels JSONL file, or {BUNDLED_LABELS} (the bundled set).")
+        str,
+        typer.Option(
+            help=f"Labels JSONL file, or a bundled set: {BUNDLED_LABELS} (never trained on) "
+            "or judge-labels-v1 (the offline judge's data; use --split test)."
+        ),
     ] = BUNDLED_LABELS,
     base_url: Annotated[
         str | None, typer.Option(help="Server URL for OpenAI-compatible judges.")
@@ -110,11 +145,47 @@ def _judge_check(
     max_connections: Annotated[int, typer.Option()] = 8,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write JSON here.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+    split: Annotated[
+        str | None, typer.Option(help="Only labels of this split (e.g. test).")
+    ] = None,
 ) -> None:
     """Report a judge's agreement with human labels (Spearman; Cohen's kappa on bins)."""
+    records = load_labels(labels)
+    if split is not None:
+        records = [r for r in records if r.split == split]
+        if not records:
+            raise UserError(f"{labels}: no records in split {split!r}")
+    offline, _ = split_judges([judge])
+    report = (
+        _offline_check(judge, records, labels)
+        if offline
+        else _llm_check(judge, records, labels, base_url, option, max_connections, no_cache)
+    )
+    print_agreement(
+        report, f"{judge_label(report.judge)} against {labels} ({report.items} labelled responses)"
+    )
+    if output is not None:
+        output.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        console.print(f"wrote {output}")
+
+
+def _offline_check(judge: str, records: list[LabelledResponse], labels: str) -> CalibrationReport:
+    from empathybench.judging.offline_judge import evaluate_offline_judge, load_offline_judge
+
+    return evaluate_offline_judge(load_offline_judge(judge), records, labels_name=labels)
+
+
+def _llm_check(
+    judge: str,
+    records: list[LabelledResponse],
+    labels: str,
+    base_url: str | None,
+    option: list[str] | None,
+    max_connections: int,
+    no_cache: bool,
+) -> CalibrationReport:
     from empathybench.cli.run_commands import parse_options
 
-    records = load_labels(labels)
     [spec] = judge_specs([judge], base_url, parse_options(option or []))
     cache = None if no_cache else ResponseCache(default_cache_path())
 
@@ -133,22 +204,17 @@ def _judge_check(
             await model.aclose()
 
     try:
-        report = asyncio.run(check())
+        return asyncio.run(check())
     finally:
         if cache is not None:
             cache.close()
-    table = Table(title=f"{spec.id} against {labels} ({report.items} labelled responses)")
-    for column in (
-        "dimension",
-        "n",
-        "Spearman",
-        "kappa",
-        "kappa (quadratic)",
-        "human mean",
-        "judge mean",
-        "judge unscored",
-    ):
-        table.add_column(column)
+
+
+def print_agreement(report: CalibrationReport, title: str) -> None:
+    """Agreement of a judge with labels, one row per text dimension."""
+    table = Table(title=title)
+    for column in ("dimension", "n", "Spearman", "kappa", "kappa q", "labels", "judge", "unscored"):
+        table.add_column(column, justify="left" if column == "dimension" else "right")
 
     def fmt(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
@@ -168,11 +234,14 @@ def _judge_check(
     if report.crisis_referral_agreement is not None:
         console.print(
             f"crisis referral: judge agrees with labels on "
-            f"{report.crisis_referral_agreement:.0%} of {report.crisis_items} items"
+            f"{report.crisis_referral_agreement:.0%} of {report.crisis_items} items",
+            highlight=False,
         )
-    if output is not None:
-        output.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-        console.print(f"wrote {output}")
+    console.print(
+        "kappa: Cohen's kappa on scores binned to 0 / 0.5 / 1 (q = quadratic weights); "
+        "labels / judge: mean score",
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -11,11 +11,18 @@ import typer
 
 from empathybench.analysis.summary import build_run_summary
 from empathybench.cli.console import console
-from empathybench.cli.judge_commands import judge_specs, run_judges
+from empathybench.cli.judge_commands import (
+    judge_specs,
+    run_judges,
+    run_offline_judges,
+    split_judges,
+)
 from empathybench.cli.summary_view import print_summary
 from empathybench.errors import UserError
 from empathybench.judging.families import check_judge
+from empathybench.judging.offline_judge import OFFLINE_JUDGE, offline_judge_available
 from empathybench.models.base import GenerationParams, ModelSpec
+from empathybench.models.local_weights import INSTALL_HINT
 from empathybench.models.registry import parse_model_id, resolve_api_key
 from empathybench.runner import (
     RunOptions,
@@ -116,8 +123,14 @@ def _run(
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
     judge: Annotated[
         list[str] | None,
-        typer.Option(help="Also score with this judge model (repeat for a panel)."),
+        typer.Option(
+            help="Score with this judge (repeat for a panel; 'offline' = the approximate "
+            "offline judge, used by default when no judge is given)."
+        ),
     ] = None,
+    no_judge: Annotated[
+        bool, typer.Option("--no-judge", help="Score only the deterministic dimensions.")
+    ] = False,
     allow_self_judge: Annotated[
         bool, typer.Option(help="Allow a judge from the tested model's family (recorded).")
     ] = False,
@@ -178,7 +191,16 @@ def _run(
     options.show_progress = not no_progress
     select_scenarios(options.suite, options.limit, options.kinds)  # fail fast on bad selection
     resolve_api_key(options.spec)  # a missing key is reported before any work starts
-    judges = judge_specs(judge or [], judge_base_url, {})
+    if judge is None and not no_judge:
+        judge = [OFFLINE_JUDGE] if offline_judge_available() else []
+        if not judge:
+            console.print(
+                f"note: no judge given and the offline judge needs the local extra "
+                f"({INSTALL_HINT}); text dimensions stay unscored",
+                highlight=False,
+            )
+    offline, llm = split_judges(judge or [])
+    judges = judge_specs(llm, judge_base_url, {})
     for judge_spec in judges:  # refuse a self-judge before spending anything
         check_judge(options.spec, judge_spec, allow_self_judge=allow_self_judge)
     result = asyncio.run(execute_run(options))
@@ -193,6 +215,7 @@ def _run(
             cache=options.cache_path,
             show_progress=options.show_progress,
         )
+    run_offline_judges(options.run_dir, offline)
     print_summary(build_run_summary(options.run_dir))
     if result.manifest.status != "complete":
         raise typer.Exit(1)

@@ -6,6 +6,7 @@ from rich.table import Table
 
 from empathybench.analysis.summary import Interval, RunSummary
 from empathybench.cli.console import console
+from empathybench.judging.offline_judge import judge_label
 from empathybench.judging.rubric import RUBRIC
 
 
@@ -18,7 +19,11 @@ def _cell(interval: Interval) -> str:
 
 
 def print_summary(summary: RunSummary) -> None:
-    judges = ", ".join(summary.judges) if summary.judges else "none (deterministic dimensions only)"
+    judges = (
+        ", ".join(judge_label(judge) for judge in summary.judges)
+        if summary.judges
+        else "none (deterministic dimensions only)"
+    )
     table = Table(title=f"{summary.model} on {summary.suite} — judges: {judges}")
     for column in ("dimension", "mean [95% CI]", "scored", "n/a", "unscored", "unparsed"):
         table.add_column(column, justify="left" if column == "dimension" else "right")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -32,6 +33,8 @@ class LabelledResponse(BaseModel):
     response: str
     labels: dict[str, float]
     crisis_referral: bool | None = None
+    split: Literal["train", "test"] | None = None
+    """Sets used for training an offline judge fix their split here (by scenario)."""
 
 
 class DimensionAgreement(Record):
@@ -54,18 +57,28 @@ class CalibrationReport(Record):
     crisis_items: int
 
 
-def bundled_labels_path() -> Path:
-    from importlib import resources
+BUNDLED_LABEL_FILES = {
+    BUNDLED_LABELS: "calibration/calibration-v1.jsonl",
+    "judge-labels-v1": "scorer/judge-labels-v1.jsonl",
+}
+"""Bundled labelled benchmark responses by name → file under ``empathybench/data``."""
 
-    return Path(
-        str(resources.files("empathybench") / "data" / "calibration" / "calibration-v1.jsonl")
-    )
+
+def labels_path(path_or_name: str) -> Path:
+    """The file for a bundled labels name, or the path as given."""
+    if path_or_name in BUNDLED_LABEL_FILES:
+        from importlib import resources
+
+        data = resources.files("empathybench") / "data"
+        return Path(str(data / BUNDLED_LABEL_FILES[path_or_name]))
+    return Path(path_or_name)
 
 
 def load_labels(path_or_name: str) -> list[LabelledResponse]:
-    path = bundled_labels_path() if path_or_name == BUNDLED_LABELS else Path(path_or_name)
+    path = labels_path(path_or_name)
     if not path.is_file():
-        raise UserError(f"{path_or_name}: no such labels file (or use {BUNDLED_LABELS})")
+        known = ", ".join(BUNDLED_LABEL_FILES)
+        raise UserError(f"{path_or_name}: no such labels file (or use a bundled set: {known})")
     records = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():

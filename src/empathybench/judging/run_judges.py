@@ -46,7 +46,20 @@ class JudgeRunResult:
     skipped: int
 
 
-def _pending(responses: dict[ItemKey, Response], existing: dict[ItemKey, Verdict]) -> list[ItemKey]:
+def record_decisions(store: RunStore, decisions: list[JudgeDecision]) -> None:
+    """Add (or replace) these judges' decisions in the run's manifest."""
+    manifest = store.read_manifest()
+    recorded = {decision.judge: decision for decision in manifest.judges}
+    recorded.update({decision.judge: decision for decision in decisions})
+    store.write_manifest(
+        manifest.model_copy(update={"judges": list(recorded.values()), "updated_at": now_iso()})
+    )
+
+
+def pending_items(
+    responses: dict[ItemKey, Response], existing: dict[ItemKey, Verdict]
+) -> list[ItemKey]:
+    """Answered items this judge has not scored yet (or whose judge call failed)."""
     return [
         key
         for key, response in responses.items()
@@ -75,7 +88,7 @@ async def judge_run(
             judge = (models or {}).get(spec.id) or create_model(spec)
             log = store.verdicts(spec.id)
             existing = log.latest()
-            pending = _pending(responses, existing)
+            pending = pending_items(responses, existing)
             skipped += sum(1 for r in responses.values() if r.ok) - len(pending)
             log.open()
             try:
@@ -90,11 +103,7 @@ async def judge_run(
     finally:
         if cache is not None:
             cache.close()
-    recorded = {decision.judge: decision for decision in manifest.judges}
-    recorded.update({decision.judge: decision for decision in decisions})
-    store.write_manifest(
-        manifest.model_copy(update={"judges": list(recorded.values()), "updated_at": now_iso()})
-    )
+    record_decisions(store, decisions)
     return JudgeRunResult(decisions=decisions, verdicts=results, judged=judged, skipped=skipped)
 
 

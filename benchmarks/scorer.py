@@ -1,0 +1,155 @@
+"""Throughput, training time and memory of the offline empathy scorer and offline judge.
+
+Scoring: ``score_responses`` over N replies from the bundled labelled set (repeated to N),
+at several batch sizes, after one warm-up batch; the offline judge over the bundled labelled
+benchmark responses. Training: the empathy head (plain and perturbation-augmented) and the
+offline judge head with the default settings (50 epochs), embeddings included. Encoder load
+time is measured in a fresh child process. CPU seconds and the load average are recorded
+because other processes on a small machine change wall times a lot. Prints a table and writes
+benchmarks/results/scorer.json.
+
+    python benchmarks/scorer.py [--n 2000] [--batch-sizes 16 64 128] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results" / "scorer.json"
+LOAD_CHILD = """
+import time
+t0 = time.perf_counter()
+from empathybench.scorer import load_empathy_scorer
+load_empathy_scorer()
+print(time.perf_counter() - t0)
+"""
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(action: Any) -> tuple[Any, float, float]:
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    result = action()
+    return result, time.perf_counter() - wall, cpu_seconds() - cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000, help="Replies to score per batch size.")
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[16, 64, 128])
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--skip-training", action="store_true")
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from empathybench.judging.offline_data import load_judge_labels
+    from empathybench.judging.offline_judge import load_offline_judge, train_offline_judge
+    from empathybench.scorer.empathy_data import load_empathy_labels
+    from empathybench.scorer.empathy_scorer import (
+        load_empathy_scorer,
+        score_responses,
+        train_empathy_scorer,
+    )
+    from empathybench.scorer.heads import TrainingSettings
+
+    load_s = float(
+        subprocess.run(
+            [sys.executable, "-c", LOAD_CHILD], check=True, capture_output=True, text=True
+        ).stdout.split()[-1]
+    )
+    labels = load_empathy_labels()
+    replies = [r.response for r in labels.records]
+    texts = (replies * (args.n // len(replies) + 1))[: args.n]
+    words = sum(len(t.split()) for t in texts) / len(texts)
+    scorer = load_empathy_scorer()
+    score_responses(texts[:64], scorer=scorer)  # warm-up
+    rows: list[dict[str, Any]] = []
+    for batch_size in args.batch_sizes:
+        _, wall, cpu = timed(lambda b=batch_size: score_responses(texts, scorer=scorer, batch_size=b))
+        rows.append(
+            {
+                "what": f"score_responses, batch {batch_size}",
+                "items": len(texts),
+                "wall_s": round(wall, 2),
+                "cpu_s": round(cpu, 2),
+                "per_s": round(len(texts) / wall, 1),
+            }
+        )
+    judge_labels = load_judge_labels()
+    items = [(r.scenario, r.response) for r in judge_labels.records]
+    judge = load_offline_judge()
+    judge.judge(items[:32], run_id="warm-up")
+    _, wall, cpu = timed(lambda: judge.judge(items, run_id="bench"))
+    rows.append(
+        {
+            "what": "offline judge (reply + context)",
+            "items": len(items),
+            "wall_s": round(wall, 2),
+            "cpu_s": round(cpu, 2),
+            "per_s": round(len(items) / wall, 1),
+        }
+    )
+    if not args.skip_training:
+        train_split = [r for r in judge_labels.records if r.split == "train"]
+        for name, action in (
+            ("train empathy head (50 epochs)", lambda: train_empathy_scorer(labels)),
+            (
+                "train empathy head, augmented ×8",
+                lambda: train_empathy_scorer(labels, settings=TrainingSettings(augment=True)),
+            ),
+            (
+                "train offline judge head (50 epochs)",
+                lambda: train_offline_judge(train_split, data={"name": "bench"}),
+            ),
+        ):
+            _, wall, cpu = timed(action)
+            rows.append(
+                {"what": name, "items": None, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
+            )
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"encoder + head load (fresh process, imports included): {load_s:.2f} s")
+    print(f"mean reply length: {words:.0f} words; torch threads: {args.threads}")
+    print(f"{'what':42} {'items':>6} {'wall s':>8} {'cpu s':>8} {'per s':>8}")
+    for row in rows:
+        print(
+            f"{row['what']:42} {row['items'] or '':>6} {row['wall_s']:>8} {row['cpu_s']:>8} "
+            f"{row.get('per_s', ''):>8}"
+        )
+    print(f"peak RSS: {peak_mb:.0f} MB; load average: {os.getloadavg()[0]:.2f}")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "load_s": round(load_s, 2),
+                "mean_words": round(words, 1),
+                "threads": args.threads,
+                "rows": rows,
+                "peak_rss_mb": round(peak_mb),
+                "load_average_1m": round(os.getloadavg()[0], 2),
+                "cpu_count": os.cpu_count(),
+                "python": platform.python_version(),
+                "torch": torch.__version__,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    print(f"wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""The offline judge: n/a where the rubric says, verdicts on runs, never mixed with LLM judges,
+and distillation from an LLM judge's verdicts (real bundled encoder and head)."""
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from empathybench.analysis.summary import build_run_summary
+from empathybench.errors import UserError
+from empathybench.judging.judge_prompt import judged_dimensions
+from empathybench.judging.llm_judge import JudgeSettings
+from empathybench.judging.offline_judge import (
+    OFFLINE_LABEL,
+    evaluate_offline_judge,
+    judge_label,
+    load_offline_judge,
+    reply_view,
+    train_offline_judge,
+)
+from empathybench.judging.offline_runs import judge_run_offline, labels_from_run
+from empathybench.judging.rubric import TEXT_DIMENSIONS
+from empathybench.judging.run_judges import JudgeRunOptions, judge_run
+from empathybench.models.registry import parse_model_id
+from empathybench.runtime.run_store import RunStore
+from empathybench.scorer.heads import TrainingSettings
+from empathybench.types import Suite
+
+pytestmark = pytest.mark.torch
+
+GOOD = (
+    "EMOTION: A\nNEEDS_HELP: yes\nREPLY: That sounds really frightening. I'm staying right here "
+    "with you; let's call the helpline together now, and I can fetch a member of staff."
+)
+
+
+def _llm_judge(run_dir: Path, name: str = "mock/judge-a") -> None:
+    asyncio.run(
+        judge_run(
+            JudgeRunOptions(
+                run_dir=run_dir,
+                judges=[parse_model_id(name)],
+                settings=JudgeSettings(max_backoff_s=0.01),
+                show_progress=False,
+            )
+        )
+    )
+
+
+def test_scores_only_the_dimensions_that_apply(small_suite: Suite) -> None:
+    judge = load_offline_judge()
+    items = [(scenario, GOOD) for scenario in small_suite.scenarios]
+    verdicts = judge.judge(items, run_id="t")
+    kinds = set()
+    for (scenario, _), verdict in zip(items, verdicts, strict=True):
+        kinds.add(scenario.kind)
+        assert verdict.judge == "offline"
+        for dimension in TEXT_DIMENSIONS:
+            score = verdict.scores[dimension]
+            if dimension in judged_dimensions(scenario):
+                assert score.status == "scored" and 0.0 <= score.value <= 1.0  # type: ignore[operator]
+                assert score.rationale == OFFLINE_LABEL
+            else:
+                assert score.status == "na" and score.value is None
+        crisis = scenario.expected.crisis_resources_expected
+        assert (verdict.crisis_referral is not None) == crisis
+    assert {"positive_control", "emotion_support", "harmful_belief"} <= kinds
+
+
+def test_a_group_reply_to_someone_else_is_seen_as_such(small_suite: Suite) -> None:
+    group = next(s for s in small_suite.scenarios if s.kind == "group")
+    other = next(p.name for p in group.participants if p.name != group.focus_person)
+    answer = "EMOTION: A\nNEEDS_HELP: yes\nPERSON: {}\nREPLY: Are you alright? I can help."
+    assert reply_view(group, answer.format(group.focus_person)).reaches_focus == 1.0
+    assert reply_view(group, answer.format(other)).reaches_focus == 0.0
+
+
+def test_judging_a_run_is_resumable_and_recorded(run_dir: Path) -> None:
+    first = judge_run_offline(run_dir)
+    assert first.judged == 30 and first.skipped == 0
+    again = judge_run_offline(run_dir)
+    assert again.judged == 0 and again.skipped == 30
+    store = RunStore(run_dir)
+    assert len(store.verdicts("offline").latest()) == 30
+    [decision] = store.read_manifest().judges
+    assert decision.judge == "offline" and "approximate" in decision.reason
+    assert build_run_summary(run_dir).judges == ["offline"]
+    assert judge_label("offline") == "offline (approximate)"
+
+
+def test_a_summary_never_averages_offline_with_llm_judges(run_dir: Path) -> None:
+    judge_run_offline(run_dir)
+    _llm_judge(run_dir)
+    summary = build_run_summary(run_dir)
+    assert summary.judges == ["mock/judge-a"]
+    assert build_run_summary(run_dir, judges=["offline"]).judges == ["offline"]
+    with pytest.raises(UserError, match="no verdicts from"):
+        build_run_summary(run_dir, judges=["mock/other"])
+
+
+def test_distilling_an_llm_judges_verdicts(run_dir: Path, tmp_path: Path) -> None:
+    _llm_judge(run_dir)
+    records = labels_from_run(run_dir, "mock/judge-a")
+    assert len(records) == 30
+    assert {r.split for r in records} == {"train", "test"}
+    by_scenario = {r.scenario.id: r.split for r in records}
+    assert all(by_scenario[r.scenario.id] == r.split for r in records)
+    train = [r for r in records if r.split == "train"]
+    test = [r for r in records if r.split == "test"]
+    judge = train_offline_judge(
+        train, data={"name": "distilled"}, settings=TrainingSettings(epochs=3)
+    )
+    history = judge.head.config.loss_history
+    assert len(history) == 3 and history[-1] < history[0]
+    report = evaluate_offline_judge(judge, test, labels_name="held out")
+    assert report.items == len(test)
+    assert {row.dimension for row in report.dimensions} == set(TEXT_DIMENSIONS)
+    judge.head.save(tmp_path / "head")
+    reloaded = load_offline_judge(f"offline:{tmp_path / 'head'}")
+    assert reloaded.id == "offline:head"
+    before = judge.judge([(r.scenario, r.response) for r in test], run_id="x")
+    after = reloaded.judge([(r.scenario, r.response) for r in test], run_id="x")
+    assert [v.scores for v in before] == [v.scores for v in after]
+
+
+def test_distillation_refuses_a_judge_that_did_not_judge_the_run(run_dir: Path) -> None:
+    with pytest.raises(UserError, match="no verdicts from judge"):
+        labels_from_run(run_dir, "mock/judge-a")
+    with pytest.raises(UserError, match="not from an offline judge"):
+        labels_from_run(run_dir, "offline")
