@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -106,9 +107,16 @@ class TextEncoder:
             ) from None
         source = resolve_encoder(name)
         transformers.utils.logging.disable_progress_bar()  # no bar for a 90 MB load
+        # A hub id is fetched for users who can reach a hub; HF_HUB_OFFLINE=1 is honoured at
+        # call time (the hub library reads it only once, at import).
+        offline = isinstance(source, Path) or os.environ.get("HF_HUB_OFFLINE") == "1"
         try:
-            self._tokenizer = transformers.AutoTokenizer.from_pretrained(source)
-            self._model = transformers.AutoModel.from_pretrained(source, dtype=torch.float32).eval()
+            self._tokenizer = transformers.AutoTokenizer.from_pretrained(
+                source, local_files_only=offline
+            )
+            self._model = transformers.AutoModel.from_pretrained(
+                source, dtype=torch.float32, local_files_only=offline
+            ).eval()
         except OSError as error:
             raise UserError(f"could not load encoder {name!r}: {error}") from None
         self._torch = torch

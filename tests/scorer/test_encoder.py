@@ -1,0 +1,81 @@
+"""The frozen encoder: the bundled MiniLM, any Hugging Face encoder directory, clear errors."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from empathybench.errors import UserError
+from empathybench.scorer.encoder import TextEncoder, load_encoder
+
+pytestmark = pytest.mark.torch
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A randomly initialised BERT with its own word-level vocabulary, saved like a hub model."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    directory = tmp_path_factory.mktemp("tiny-bert")
+    words = ["i", "am", "so", "sorry", "that", "you", "feel", "sad", "today"]
+    words += ["help", "me", "please", "the", "a", "dog", "lost"]
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
+    (directory / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizerFast(vocab_file=str(directory / "vocab.txt")).save_pretrained(directory)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    BertModel(config).save_pretrained(directory)
+    return directory
+
+
+def test_the_bundled_encoder_gives_unit_vectors_that_mean_something() -> None:
+    encoder = load_encoder()
+    assert encoder.settings.pooling == "mean" and encoder.settings.normalize
+    vectors = encoder.encode(
+        [
+            "My dog died yesterday and I cannot stop crying.",
+            "I lost my pet and I am heartbroken.",
+            "The quarterly revenue report is due on Friday.",
+        ]
+    )
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > similarity[0, 2] + 0.3
+
+
+def test_batching_and_padding_do_not_change_embeddings() -> None:
+    encoder = load_encoder()
+    texts = ["short", "a much longer sentence with many more words in it than the first one"]
+    together = encoder.encode(texts, batch_size=2)
+    alone = np.stack([encoder.encode([t], batch_size=1)[0] for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+def test_any_hugging_face_encoder_directory_works(tiny_bert_dir: Path) -> None:
+    encoder = TextEncoder(str(tiny_bert_dir))
+    assert encoder.settings.dimension == 32 and not encoder.settings.normalize
+    vectors = encoder.encode(["i am so sorry", "help me please the dog lost"])
+    assert vectors.shape == (2, 32) and np.isfinite(vectors).all()
+
+
+def test_bad_encoder_names_are_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(UserError, match=r"no config\.json"):
+        TextEncoder(str(tmp_path))
+    with pytest.raises(UserError, match="no such encoder directory"):
+        TextEncoder(str(tmp_path / "missing"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(UserError, match="could not load encoder"):
+        TextEncoder("no-such-org/no-such-encoder")
