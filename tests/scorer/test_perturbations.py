@@ -96,3 +96,11 @@ def test_elevated_and_casual_change_register() -> None:
 def test_unknown_perturbation() -> None:
     with pytest.raises(KeyError):
         perturb(TEXT, "nope")
+
+
+def test_contractions_and_capitals_are_swapped_without_errors() -> None:
+    text = "I'm sure you're tired. It's okay; I can't fix it but Maybe we can talk. I am here."
+    assert "I am" in perturb(text, "elevated", seed=1) or "cannot" in perturb(
+        text, "elevated", seed=1
+    )
+    assert "I'm" in perturb("I am here and it is fine.", "casual", seed=2)

@@ -55,10 +55,15 @@ def _print_empathy_evaluation(evaluation: Any) -> None:
     for column in ("", "cognitive", "emotional", "behavioral", "overall", "empathy (mean)"):
         table.add_column(column, justify="right")
     keys = ("cognitive", "emotional", "behavioral", "overall", "empathy")
-    table.add_row("scorer", *(_fmt(evaluation.mse[k]) for k in keys))
-    table.add_row("mean predictor", *(_fmt(evaluation.baseline_mse[k]) for k in keys))
-    table.add_row("seed study (frozen BERT)", "-", "-", "-", _fmt(evaluation.seed_study_mse), "-")
+    table.add_row("this head", *(_fmt(evaluation.mse[k]) for k in keys))
+    table.add_row("train mean", *(_fmt(evaluation.baseline_mse[k]) for k in keys))
+    table.add_row("seed study", "-", "-", "-", _fmt(evaluation.seed_study_mse), "-")
     console.print(table)
+    console.print(
+        "train mean: predicts the training labels' mean for every reply; seed study: the "
+        "seed's frozen BERT on its own 100 labels (a different test set)",
+        highlight=False,
+    )
 
 
 def judge_reports(judge: Any, test: list[Any], test_name: str) -> dict[str, Any]:

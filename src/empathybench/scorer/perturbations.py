@@ -148,7 +148,9 @@ def shortened(text: str, rng: random.Random) -> str:
 
 
 def _swap_words(text: str, table: dict[str, str], rng: random.Random, rate: float) -> str:
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, table)) + r")\b", re.IGNORECASE)
+    table = {key.lower(): value for key, value in table.items()}
+    longest_first = sorted(table, key=len, reverse=True)
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, longest_first)) + r")\b", re.IGNORECASE)
 
     def swap(match: re.Match[str]) -> str:
         word = match.group(0)

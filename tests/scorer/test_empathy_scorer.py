@@ -1,0 +1,125 @@
+"""The empathy scorer end to end with the bundled encoder, labels and head."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from empathybench.errors import UserError
+from empathybench.scorer import EmpathyScores, load_empathy_scorer, score_responses
+from empathybench.scorer.empathy_data import COMPONENTS, load_empathy_labels
+from empathybench.scorer.empathy_scorer import (
+    SEED_STUDY_MSE,
+    evaluate_empathy_scorer,
+    train_empathy_scorer,
+)
+from empathybench.scorer.heads import TrainingSettings
+from empathybench.scorer.perturbations import PERTURBATIONS
+from empathybench.scorer.robustness import robustness_summary, robustness_table
+
+pytestmark = pytest.mark.torch
+
+WARM = (
+    "It makes sense that you feel lost after the move; starting over without friends nearby is "
+    "lonely. Would you like to find one club or class this week that meets regularly, so you "
+    "see the same faces? I'm glad you reached out."
+)
+COLD = "Loneliness is common after relocation. Join a club."
+
+
+def test_the_bundled_labels_are_large_enough_and_split_by_prompt() -> None:
+    labels = load_empathy_labels()
+    assert len(labels.records) >= 400
+    train, test = labels.part("train"), labels.part("test")
+    assert len(test) >= 60 and len(train) >= 300
+    assert not {r.prompt_id for r in train} & {r.prompt_id for r in test}
+    styles = {r.style for r in labels.records}
+    assert {"cold_clinical", "advice_only", "reflect_only", "warm_practical"} <= styles
+    assert {"sycophantic", "dismissive"} <= styles
+    for component in COMPONENTS:
+        counts = {v: sum(r.labels[component] == v for r in labels.records) for v in (1, 2, 3)}
+        assert min(counts.values()) >= len(labels.records) * 0.15, (component, counts)
+
+
+def test_the_shipped_head_beats_the_mean_predictor_on_the_test_split() -> None:
+    scorer = load_empathy_scorer()
+    evaluation = evaluate_empathy_scorer(scorer, load_empathy_labels())
+    assert evaluation.seed_study_mse == SEED_STUDY_MSE
+    for key in (*COMPONENTS, "overall"):
+        assert evaluation.mse[key] < evaluation.baseline_mse[key], key
+    assert scorer.head.config.metrics["mse"] == evaluation.mse  # recorded at training time
+
+
+def test_scores_are_ordered_batched_and_rank_a_warm_reply_above_a_cold_one() -> None:
+    texts = [WARM, COLD, WARM]
+    one_by_one = [score_responses([t], batch_size=1)[0] for t in texts]
+    batched = score_responses(texts, batch_size=64)
+    assert all(isinstance(s, EmpathyScores) for s in batched)
+    for a, b in zip(one_by_one, batched, strict=True):
+        assert a.empathy == pytest.approx(b.empathy, abs=1e-4)
+    assert batched[0].empathy > batched[1].empathy + 0.3
+    assert batched[0].empathy == pytest.approx(
+        (batched[0].cognitive + batched[0].emotional + batched[0].behavioral) / 3
+    )
+    assert score_responses([]) == []
+
+
+def test_training_saving_and_loading_round_trip(tmp_path: Path) -> None:
+    labels = load_empathy_labels()
+    scorer = train_empathy_scorer(labels, settings=TrainingSettings(epochs=4, seed=1))
+    history = scorer.head.config.loss_history
+    assert len(history) == 4 and history[-1] < history[0]
+    assert scorer.head.config.data["sha256"] == labels.sha256
+    scorer.head.save(tmp_path / "head")
+    loaded = load_empathy_scorer(tmp_path / "head")
+    texts = [r.response for r in labels.part("test")[:20]]
+    np.testing.assert_array_equal(loaded.predict(texts), scorer.predict(texts))
+
+
+def test_augmented_training_sees_every_perturbation() -> None:
+    labels = load_empathy_labels()
+    scorer = train_empathy_scorer(labels, settings=TrainingSettings(epochs=1, augment=True))
+    data = scorer.head.config.data
+    assert data["train_texts"] == data["train"] * (1 + len(PERTURBATIONS))
+
+
+def test_robustness_table_and_summary_shapes() -> None:
+    scorer = load_empathy_scorer()
+    rows = robustness_table(scorer, WARM, seed=0)
+    assert [r.perturbation for r in rows] == ["original", *PERTURBATIONS]
+    assert rows[0].change == dict.fromkeys(("cognitive", "emotional", "behavioral", "empathy"), 0.0)
+    for row in rows[1:]:
+        assert row.change["empathy"] == pytest.approx(
+            row.scores.empathy - rows[0].scores.empathy, abs=1e-3
+        )
+    summary = robustness_summary(scorer, [WARM, COLD], seed=0)
+    assert summary.texts == 2 and [e.perturbation for e in summary.effects] == list(PERTURBATIONS)
+    assert all(0 <= v <= 2 for e in summary.effects for v in e.mean_abs_change.values())
+
+
+def test_bad_label_files_are_one_clear_error(tmp_path: Path) -> None:
+    good = {
+        "id": "x",
+        "prompt_id": "p",
+        "prompt": "?",
+        "response": "!",
+        "split": "train",
+        "labels": {"cognitive": 1, "emotional": 2, "behavioral": 3},
+    }
+    path = tmp_path / "labels.jsonl"
+    path.write_text(json.dumps({**good, "labels": {"cognitive": 4}}) + "\n")
+    with pytest.raises(UserError, match=r"labels.jsonl:1: invalid label"):
+        load_empathy_labels(str(path))
+    path.write_text(
+        json.dumps(good) + "\n" + json.dumps({**good, "id": "y", "split": "test"}) + "\n"
+    )
+    with pytest.raises(UserError, match="prompts in both splits"):
+        load_empathy_labels(str(path))
+    path.write_text("{not json\n")
+    with pytest.raises(UserError, match="not valid JSON"):
+        load_empathy_labels(str(path))
+    with pytest.raises(UserError, match="no such labels file"):
+        load_empathy_labels(str(tmp_path / "missing.jsonl"))
