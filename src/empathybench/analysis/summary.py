@@ -4,7 +4,8 @@ Every item gets, for each of the six dimensions, a value in [0, 1], ``n/a`` (the
 does not apply) or ``unscored`` (no response, or no valid judgement). Means, intervals and
 the overall use scored values only, and the counts of n/a, unscored and unparsed answers are
 reported beside them. With several judges, a text dimension's value is the mean of the
-judges' scores, and their agreement (Krippendorff's alpha) is reported per dimension.
+judges' scores, and their agreement (Krippendorff's alpha) is reported per dimension. The
+same numbers are broken down per scenario kind.
 """
 
 from __future__ import annotations
@@ -22,7 +23,16 @@ from empathybench.judging.answer_parser import parse_answer
 from empathybench.judging.rubric import DETERMINISTIC_DIMENSIONS, RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.runtime.append_log import ItemKey
 from empathybench.runtime.run_store import RunStore
-from empathybench.types import DIMENSIONS, Record, Response, Scenario, Verdict
+from empathybench.types import (
+    DIMENSIONS,
+    SCENARIO_KINDS,
+    Record,
+    Response,
+    RunManifest,
+    Scenario,
+    Suite,
+    Verdict,
+)
 
 SUMMARY_SCHEMA = 1
 SUMMARY_FILE = "summary.json"
@@ -47,6 +57,16 @@ class DimensionSummary(Record):
     parse_failures: int
 
 
+class KindSummary(Record):
+    """The dimensions that apply to one scenario kind, and the overall, over its items only."""
+
+    kind: str
+    responses: int
+    dimensions: dict[str, Interval]
+    """Applicable dimensions that are scored (the text ones only when the run was judged)."""
+    overall: Interval
+
+
 class RunSummary(Record):
     schema_version: int = SUMMARY_SCHEMA
     run_id: str
@@ -67,6 +87,7 @@ class RunSummary(Record):
     """Krippendorff's alpha (interval) between judges, per text dimension (2+ judges)."""
     crisis_referral: Interval | None = None
     bootstrap_seed: int = 0
+    per_kind: list[KindSummary] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -121,6 +142,66 @@ def _interval(values: list[float], clusters: list[str], seed: int) -> Interval:
     )
 
 
+def score_items(
+    scenarios: dict[str, Scenario],
+    responses: dict[ItemKey, Response],
+    verdicts: dict[str, dict[ItemKey, Verdict]],
+) -> list[ItemScore]:
+    """Every response's item scores (responses to scenarios outside ``scenarios`` are skipped)."""
+    judges = sorted(verdicts)
+    return [
+        score_item(scenarios[key[0]], response, {j: verdicts[j].get(key) for j in judges})
+        for key, response in sorted(responses.items())
+        if key[0] in scenarios
+    ]
+
+
+def _dimension_interval(items: list[ItemScore], dimension: str, seed: int) -> Interval:
+    scored = [
+        (value, item.scenario_id)
+        for item in items
+        if (value := item.values.get(dimension)) is not None
+    ]
+    return _interval([v for v, _ in scored], [c for _, c in scored], seed)
+
+
+def item_overall(item: ItemScore) -> float | None:
+    """An item's overall: the mean of its scored, applicable dimensions (None if none)."""
+    scored_values = [v for v in item.values.values() if v is not None]
+    return sum(scored_values) / len(scored_values) if scored_values else None
+
+
+def _overall_interval(items: list[ItemScore], seed: int) -> Interval:
+    scored = [
+        (value, item.scenario_id) for item in items if (value := item_overall(item)) is not None
+    ]
+    return _interval([v for v, _ in scored], [c for _, c in scored], seed)
+
+
+def _per_kind(
+    items: list[ItemScore], scenarios: dict[str, Scenario], judged: bool, seed: int
+) -> list[KindSummary]:
+    from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
+
+    breakdown = []
+    for kind in SCENARIO_KINDS:
+        kind_items = [i for i in items if scenarios[i.scenario_id].kind == kind]
+        if not kind_items:
+            continue
+        dimensions = [
+            d for d in APPLICABLE_DIMENSIONS[kind] if judged or d in DETERMINISTIC_DIMENSIONS
+        ]
+        breakdown.append(
+            KindSummary(
+                kind=kind,
+                responses=len(kind_items),
+                dimensions={d: _dimension_interval(kind_items, d, seed) for d in dimensions},
+                overall=_overall_interval(kind_items, seed),
+            )
+        )
+    return breakdown
+
+
 def summarize(
     *,
     run_id: str,
@@ -133,21 +214,12 @@ def summarize(
     seed: int = 0,
 ) -> RunSummary:
     judges = sorted(verdicts)
-    items = [
-        score_item(scenarios[key[0]], response, {j: verdicts[j].get(key) for j in judges})
-        for key, response in sorted(responses.items())
-        if key[0] in scenarios
-    ]
+    items = score_items(scenarios, responses, verdicts)
     dimensions = []
     dimension_means: list[float] = []
     for dimension in DIMENSIONS:
         judged = dimension in DETERMINISTIC_DIMENSIONS or bool(judges)
-        scored = [
-            (i.values[dimension], i.scenario_id)
-            for i in items
-            if i.values.get(dimension) is not None
-        ]
-        estimate = _interval([v for v, _ in scored if v is not None], [c for _, c in scored], seed)
+        estimate = _dimension_interval(items, dimension, seed)
         if estimate.mean is not None:
             dimension_means.append(estimate.mean)
         applicable = sum(1 for i in items if dimension in scenarios[i.scenario_id].dimensions)
@@ -156,18 +228,12 @@ def summarize(
                 dimension=dimension,
                 judged=judged,
                 estimate=estimate,
-                scored=len(scored),
+                scored=estimate.n,
                 na=len(items) - applicable,
-                unscored=applicable - len(scored) if judged else 0,
+                unscored=applicable - estimate.n if judged else 0,
                 parse_failures=sum(1 for i in items if dimension in i.unparsed),
             )
         )
-    overall_values, overall_clusters = [], []
-    for item in items:
-        scored_values = [v for v in item.values.values() if v is not None]
-        if scored_values:
-            overall_values.append(sum(scored_values) / len(scored_values))
-            overall_clusters.append(item.scenario_id)
     summary = RunSummary(
         run_id=run_id,
         model=model,
@@ -177,9 +243,10 @@ def summarize(
         responses=len(items),
         failed_responses=sum(1 for r in responses.values() if not r.ok),
         dimensions=dimensions,
-        overall=_interval(overall_values, overall_clusters, seed),
+        overall=_overall_interval(items, seed),
         seed_overall=sum(dimension_means) / len(dimension_means) if dimension_means else None,
         bootstrap_seed=seed,
+        per_kind=_per_kind(items, scenarios, bool(judges), seed),
     )
     if not judges:
         return summary
@@ -244,10 +311,28 @@ def summary_judges(recorded: list[str]) -> list[str]:
     return llm_judges or list(recorded)
 
 
-def build_run_summary(
-    run_dir: Path, *, seed: int = 0, write: bool = True, judges: list[str] | None = None
-) -> RunSummary:
-    """Summarise a run directory with ``judges`` (default: ``summary_judges`` of the manifest)."""
+@dataclass(frozen=True)
+class RunData:
+    """Everything a run directory holds, read once: what reports and item analysis need."""
+
+    directory: Path
+    manifest: RunManifest
+    suite: Suite
+    responses: dict[ItemKey, Response]
+    verdicts: dict[str, dict[ItemKey, Verdict]]
+    """The summary's panel (``summary_judges``), judge id → latest verdict per item."""
+
+    @property
+    def model(self) -> str:
+        return f"{self.manifest.model['provider']}/{self.manifest.model['name']}"
+
+    @property
+    def scenarios(self) -> dict[str, Scenario]:
+        return {s.id: s for s in self.suite.scenarios}
+
+
+def load_run_data(run_dir: Path, *, judges: list[str] | None = None) -> RunData:
+    """Read a run directory with ``judges`` (default: ``summary_judges`` of the manifest)."""
     from empathybench.runner import load_run_suite
 
     store = RunStore(run_dir)
@@ -259,18 +344,38 @@ def build_run_summary(
     missing = [judge for judge in judges if judge not in recorded]
     if missing:
         raise UserError(f"{run_dir}: no verdicts from {', '.join(missing)}")
-    verdicts = {judge: store.verdicts(judge).latest() for judge in judges}
-    summary = summarize(
-        run_id=manifest.run_id,
-        model=f"{manifest.model['provider']}/{manifest.model['name']}",
-        suite_name=suite.name,
-        suite_sha256=suite.sha256,
-        scenarios={s.id: s for s in suite.scenarios},
+    return RunData(
+        directory=run_dir,
+        manifest=manifest,
+        suite=suite,
         responses=store.latest_responses(),
-        verdicts=verdicts,
+        verdicts={judge: store.verdicts(judge).latest() for judge in judges},
+    )
+
+
+def summarize_run_data(run: RunData, *, seed: int = 0) -> RunSummary:
+    return summarize(
+        run_id=run.manifest.run_id,
+        model=run.model,
+        suite_name=run.suite.name,
+        suite_sha256=run.suite.sha256,
+        scenarios=run.scenarios,
+        responses=run.responses,
+        verdicts=run.verdicts,
         seed=seed,
     )
+
+
+def write_summary(run_dir: Path, summary: RunSummary) -> None:
+    text = json.dumps(summary.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    atomic_write_text(run_dir / SUMMARY_FILE, text + "\n")
+
+
+def build_run_summary(
+    run_dir: Path, *, seed: int = 0, write: bool = True, judges: list[str] | None = None
+) -> RunSummary:
+    """Summarise a run directory with ``judges`` (default: ``summary_judges`` of the manifest)."""
+    summary = summarize_run_data(load_run_data(run_dir, judges=judges), seed=seed)
     if write:
-        text = json.dumps(summary.model_dump(mode="json"), indent=2, ensure_ascii=False)
-        atomic_write_text(run_dir / SUMMARY_FILE, text + "\n")
+        write_summary(run_dir, summary)
     return summary

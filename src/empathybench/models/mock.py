@@ -60,6 +60,8 @@ def schema_answer(schema: dict[str, Any], salt: str) -> str:
         field = properties.get(name, {})
         if field.get("type") == "boolean":
             answer[name] = digest[0] % 2 == 0
+        elif field.get("enum"):
+            answer[name] = field["enum"][digest[0] % len(field["enum"])]
         elif field.get("type") == "object":
             answer[name] = {"score": (0, 0.5, 1)[digest[0] % 3], "rationale": "scripted"}
         else:

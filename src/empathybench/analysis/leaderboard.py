@@ -1,0 +1,224 @@
+"""A leaderboard: comparable runs ranked by overall score, with CIs and tests between neighbours.
+
+Runs are comparable when they share the suite (by hash), the judge set and the rubric
+version. The board holds the largest comparable group (ties: the group of the first run
+given); every other run is listed as left out, with the reason. Runs scored by the offline
+judge are therefore never ranked beside LLM-judged runs: their judge sets differ.
+
+Ranks follow the overall (the mean over items of each item's mean over its scored
+dimensions), each with its seeded, item-clustered bootstrap CI. Each run is tested against
+the next one down with a paired bootstrap over the items both answered (each item's score
+averaged over epochs). A p-value at or above the significance level marks the two as
+statistically tied; equal overalls share a rank. P-values are not adjusted for multiplicity.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import NoReturn
+
+from empathybench.analysis.run_sets import UnreadableRun, run_labels
+from empathybench.analysis.statistics import bootstrap_paired_difference
+from empathybench.analysis.summary import (
+    Interval,
+    RunData,
+    RunSummary,
+    item_overall,
+    score_items,
+    summarize_run_data,
+)
+from empathybench.errors import UserError
+from empathybench.judging.offline_judge import is_offline_judge, judge_label
+from empathybench.types import Record
+
+LEADERBOARD_SCHEMA = 1
+SIGNIFICANCE_LEVEL = 0.05
+ComparabilityKey = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+class LeaderboardEntry(Record):
+    rank: int
+    label: str
+    model: str
+    run_id: str
+    run_dir: str
+    strategy: str
+    overall: Interval
+    seed_overall: float | None
+    dimensions: dict[str, Interval]
+    responses: int
+    difference_to_next: Interval | None = None
+    """Paired difference of this run's overall minus the next run's, over shared items."""
+    p_value_to_next: float | None = None
+    tied_with_next: bool = False
+
+
+class LeftOutRun(Record):
+    run_dir: str
+    label: str | None
+    reason: str
+
+
+class Leaderboard(Record):
+    schema_version: int = LEADERBOARD_SCHEMA
+    suite: str
+    suite_sha256: str
+    judges: list[str]
+    """Judge labels (offline judges say they are approximate)."""
+    rubric_versions: list[str]
+    entries: list[LeaderboardEntry]
+    left_out: list[LeftOutRun]
+    significance_level: float = SIGNIFICANCE_LEVEL
+    bootstrap_seed: int = 0
+
+
+def rubric_versions(run: RunData) -> tuple[str, ...]:
+    """The rubric versions of a run's verdicts (empty when it has no judge)."""
+    return tuple(
+        sorted({v.rubric_version for verdicts in run.verdicts.values() for v in verdicts.values()})
+    )
+
+
+def comparability_key(run: RunData) -> ComparabilityKey:
+    return (run.suite.sha256, tuple(sorted(run.verdicts)), rubric_versions(run))
+
+
+def _judges_text(judges: Sequence[str]) -> str:
+    return ", ".join(judge_label(j) for j in judges) if judges else "no judge"
+
+
+def why_not_comparable(key: ComparabilityKey, board: ComparabilityKey, suite: str) -> str:
+    """One line saying how a run differs from the board."""
+    reasons = []
+    if key[0] != board[0]:
+        reasons.append(
+            f"a different suite ({key[0][:12]}…, the board's is {suite} {board[0][:12]}…)"
+        )
+    if key[1] != board[1]:
+        text = f"different judges ({_judges_text(key[1])}; the board's: {_judges_text(board[1])})"
+        if any(is_offline_judge(j) for j in key[1]) != any(is_offline_judge(j) for j in board[1]):
+            text += "; offline (approximate) scores are never ranked beside LLM-judged ones"
+        reasons.append(text)
+    if key[2] != board[2]:
+        reasons.append(
+            f"a different rubric version ({', '.join(key[2]) or 'none'}; "
+            f"the board's: {', '.join(board[2]) or 'none'})"
+        )
+    return "; ".join(reasons)
+
+
+def _item_means(run: RunData) -> dict[str, float]:
+    per_item: dict[str, list[float]] = {}
+    for item in score_items(run.scenarios, run.responses, run.verdicts):
+        value = item_overall(item)
+        if value is not None:
+            per_item.setdefault(item.scenario_id, []).append(value)
+    return {sid: sum(values) / len(values) for sid, values in per_item.items()}
+
+
+def build_leaderboard(
+    runs: Sequence[RunData],
+    unreadable: Sequence[UnreadableRun] = (),
+    *,
+    seed: int = 0,
+    significance_level: float = SIGNIFICANCE_LEVEL,
+) -> Leaderboard:
+    """Rank the largest comparable group of ``runs``; list every other run with the reason."""
+    if not runs:
+        raise_no_runs(unreadable)
+    labels = run_labels(runs)
+    keys = [comparability_key(run) for run in runs]
+    counts = Counter(keys)
+    board_key = max(counts, key=lambda k: (counts[k], -keys.index(k)))
+    chosen = [i for i, key in enumerate(keys) if key == board_key]
+    suite_name = runs[chosen[0]].suite.name
+    left_out = [
+        LeftOutRun(
+            run_dir=str(run.directory),
+            label=label,
+            reason=why_not_comparable(key, board_key, suite_name),
+        )
+        for run, label, key in zip(runs, labels, keys, strict=True)
+        if key != board_key
+    ] + [LeftOutRun(run_dir=str(u.directory), label=None, reason=u.reason) for u in unreadable]
+    summaries = {i: summarize_run_data(runs[i], seed=seed) for i in chosen}
+    order = sorted(chosen, key=lambda i: -(summaries[i].overall.mean or 0.0))
+    entries = _ranked_entries(
+        [runs[i] for i in order],
+        [labels[i] for i in order],
+        [summaries[i] for i in order],
+        seed,
+        significance_level,
+    )
+    return Leaderboard(
+        suite=suite_name,
+        suite_sha256=board_key[0],
+        judges=[judge_label(j) for j in board_key[1]],
+        rubric_versions=list(board_key[2]),
+        entries=entries,
+        left_out=left_out,
+        significance_level=significance_level,
+        bootstrap_seed=seed,
+    )
+
+
+def raise_no_runs(unreadable: Sequence[UnreadableRun]) -> NoReturn:
+    detail = "; ".join(f"{u.directory}: {u.reason}" for u in unreadable)
+    raise UserError("no readable runs to rank" + (f" ({detail})" if detail else ""))
+
+
+def _ranked_entries(
+    runs: list[RunData],
+    labels: list[str],
+    summaries: list[RunSummary],
+    seed: int,
+    significance_level: float,
+) -> list[LeaderboardEntry]:
+    item_means = [_item_means(run) for run in runs]
+    entries = []
+    rank = 0
+    for position, (run, label, summary) in enumerate(zip(runs, labels, summaries, strict=True)):
+        previous = summaries[position - 1].overall.mean if position else None
+        if position == 0 or summary.overall.mean != previous:
+            rank = position + 1
+        entry = LeaderboardEntry(
+            rank=rank,
+            label=label,
+            model=run.model,
+            run_id=run.manifest.run_id,
+            run_dir=str(run.directory),
+            strategy=run.manifest.strategy,
+            overall=summary.overall,
+            seed_overall=summary.seed_overall,
+            dimensions={d.dimension: d.estimate for d in summary.dimensions if d.judged},
+            responses=summary.responses,
+        )
+        if position + 1 < len(runs):
+            entry = entry.model_copy(
+                update=_neighbour_test(
+                    item_means[position], item_means[position + 1], seed, significance_level
+                )
+            )
+        entries.append(entry)
+    return entries
+
+
+def _neighbour_test(
+    upper: dict[str, float], lower: dict[str, float], seed: int, significance_level: float
+) -> dict[str, object]:
+    shared = sorted(set(upper) & set(lower))
+    estimate, p_value = bootstrap_paired_difference(
+        [upper[s] for s in shared], [lower[s] for s in shared], clusters=shared, seed=seed
+    )
+    return {
+        "difference_to_next": Interval(
+            mean=estimate.mean,
+            low=estimate.low,
+            high=estimate.high,
+            n=estimate.n,
+            items=estimate.clusters,
+        ),
+        "p_value_to_next": p_value,
+        "tied_with_next": p_value >= significance_level,
+    }

@@ -1,0 +1,207 @@
+"""``empathybench report``, ``empathybench leaderboard`` and ``empathybench item-analysis``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from empathybench.analysis.run_sets import UnreadableRun
+from empathybench.analysis.summary import RunData
+from empathybench.cli.console import console, err_console
+from empathybench.errors import UserError
+from empathybench.judging.key_check import KeyCheck
+from empathybench.report.tables import (
+    ReportRun,
+    dimension_title,
+    format_interval,
+    format_number,
+)
+from empathybench.types import DIMENSIONS
+
+
+def _warn_unreadable(unreadable: Sequence[UnreadableRun]) -> None:
+    for run in unreadable:
+        err_console.print(f"skipped {run.directory}: {run.reason}", highlight=False, markup=False)
+
+
+def _compact_table(runs: Sequence[ReportRun]) -> Table:
+    """Means only (the files have the CIs and counts), so the table fits a terminal."""
+    table = Table(title="empathybench results (CIs and counts: results.md, report.html)")
+    table.add_column("model", no_wrap=True, min_width=max(len(run.label) for run in runs))
+    table.add_column("Overall [95% CI]", justify="right")
+    for dimension in DIMENSIONS:
+        table.add_column(dimension_title(dimension), justify="right")
+    for run in runs:
+        by_name = {d.dimension: d for d in run.summary.dimensions}
+        table.add_row(
+            run.label,
+            format_interval(run.summary.overall),
+            *(
+                format_number(by_name[d].estimate.mean) if by_name[d].judged else "needs a judge"
+                for d in DIMENSIONS
+            ),
+        )
+    return table
+
+
+def _report(
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run directories (or folders of runs) to report on.")
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--output", help="Folder for the report (default: the run, for one run)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+) -> None:
+    """Write summary.json, tables (Markdown, CSV), figures (PNG, SVG) and report.html."""
+    from empathybench.report.run_report import write_report
+
+    report = write_report(runs, output, seed=seed)
+    _warn_unreadable(report.unreadable)
+    console.print(_compact_table(report.runs))
+    for name, reason in sorted(report.figures.skipped.items()):
+        console.print(f"figure {name} not drawn: {reason}", highlight=False, markup=False)
+    console.print(f"wrote {len(report.files)} files to {report.output}", highlight=False)
+    console.print(f"open {report.output / 'report.html'}", highlight=False, markup=False)
+
+
+def _leaderboard(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories, or folders of runs.")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Folder for the leaderboard files.")
+    ] = Path("leaderboard"),
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    significance: Annotated[
+        float, typer.Option(help="Significance level of the tests between neighbours.")
+    ] = 0.05,
+) -> None:
+    """Rank comparable runs (same suite, judges and rubric) with CIs and neighbour tests."""
+    from empathybench.analysis.leaderboard import build_leaderboard
+    from empathybench.analysis.run_sets import load_runs
+    from empathybench.report.leaderboard_report import leaderboard_table, write_leaderboard
+
+    if not 0.0 < significance < 1.0:
+        raise UserError("--significance must be between 0 and 1")
+    loaded, unreadable = load_runs(runs)
+    board = build_leaderboard(loaded, unreadable, seed=seed, significance_level=significance)
+    paths = write_leaderboard(board, output)
+    shown = leaderboard_table(board)
+    table = Table(title=f"leaderboard: {board.suite}, judges: {', '.join(board.judges) or 'none'}")
+    for column in shown.header[:4]:
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for row in shown.rows:
+        table.add_row(*row[:4])
+    console.print(table)
+    console.print("≈: not significantly different from the next row", highlight=False)
+    for run in board.left_out:
+        console.print(
+            f"left out {run.label or run.run_dir}: {run.reason}", highlight=False, markup=False
+        )
+    console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False, markup=False)
+
+
+def _item_analysis(
+    runs: Annotated[list[Path], typer.Argument(help="Runs of one suite (or folders of runs).")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Folder for the item analysis.")
+    ] = Path("item-analysis"),
+    key_judge: Annotated[
+        list[str] | None,
+        typer.Option(help="Judge model id that answers each item blind to check its key."),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL for OpenAI-compatible key judges.")
+    ] = None,
+    option: Annotated[list[str] | None, typer.Option(help="Key judge option key=value.")] = None,
+    max_connections: Annotated[int, typer.Option(help="Concurrent key-check requests.")] = 8,
+    no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+) -> None:
+    """Per-item difficulty and discrimination; flags items to audit (possible flawed keys)."""
+    from empathybench.analysis.item_analysis import analyse_items
+    from empathybench.analysis.run_sets import load_runs, run_labels
+    from empathybench.report.item_report import write_item_analysis
+
+    loaded, unreadable = load_runs(runs)
+    _warn_unreadable(unreadable)
+    if not loaded:
+        raise UserError("no readable runs to analyse")
+    checks: dict[str, dict[str, KeyCheck]] = {}
+    if key_judge:
+        checks = _run_key_checks(
+            loaded[0], key_judge, output, base_url, option, max_connections, no_cache
+        )
+    analysis = analyse_items(loaded, run_labels(loaded), checks)
+    paths = write_item_analysis(analysis, output)
+    flagged = analysis.flagged
+    console.print(
+        f"{len(analysis.items)} items over {len(analysis.runs)} model(s); "
+        f"{len(flagged)} flagged for audit",
+        highlight=False,
+    )
+    for item in flagged[:20]:
+        console.print(
+            f"  {item.scenario_id} ({item.kind}): {'; '.join(item.flags)}",
+            highlight=False,
+            markup=False,
+        )
+    if len(flagged) > 20:
+        console.print(f"  … and {len(flagged) - 20} more (see the files)", highlight=False)
+    console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False, markup=False)
+
+
+def _run_key_checks(
+    run: RunData,
+    judges: list[str],
+    output: Path,
+    base_url: str | None,
+    option: list[str] | None,
+    max_connections: int,
+    no_cache: bool,
+) -> dict[str, dict[str, KeyCheck]]:
+    from empathybench.cli.judge_commands import judge_specs
+    from empathybench.cli.run_commands import parse_options
+    from empathybench.judging.key_check import check_keys
+    from empathybench.models.registry import create_model
+    from empathybench.runtime.cache import ResponseCache, default_cache_path
+
+    specs = judge_specs(judges, base_url, parse_options(option or []))
+    scenarios = [s for s in run.suite.scenarios if any(k[0] == s.id for k in run.responses)]
+    cache = None if no_cache else ResponseCache(default_cache_path())
+
+    async def check_all() -> dict[str, dict[str, KeyCheck]]:
+        results: dict[str, dict[str, KeyCheck]] = {}
+        for spec in specs:
+            model = create_model(spec)
+            try:
+                checks = await check_keys(
+                    model,
+                    scenarios,
+                    run.suite.sha256,
+                    output,
+                    cache=cache,
+                    max_connections=max_connections,
+                )
+            finally:
+                await model.aclose()
+            results[spec.id] = checks
+        return results
+
+    try:
+        return asyncio.run(check_all())
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(_report)
+    app.command("leaderboard")(_leaderboard)
+    app.command("item-analysis")(_item_analysis)

@@ -1,0 +1,1 @@
+"""Reports: tables (Markdown, CSV), matplotlib figures and a self-contained HTML report."""
