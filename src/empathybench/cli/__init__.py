@@ -13,6 +13,8 @@ from rich.markup import escape
 
 from empathybench.cli.console import err_console
 from empathybench.cli.judge_commands import register as register_judge_commands
+from empathybench.cli.probe_commands import register as register_probe_commands
+from empathybench.cli.report_commands import register as register_report_commands
 from empathybench.cli.run_commands import register as register_run_commands
 from empathybench.cli.scenario_commands import register as register_scenario_commands
 from empathybench.cli.scorer_commands import register as register_scorer_commands
@@ -47,7 +49,9 @@ def _root(
 
 register_run_commands(app)
 register_judge_commands(app)
+register_report_commands(app)
 register_scorer_commands(app)
+register_probe_commands(app)
 
 EXIT_USER_ERROR = 2
 

@@ -1,0 +1,163 @@
+"""Activation steering: add ``alpha * sigma * u`` to one block's output while generating.
+
+``u`` is a probe's unit direction and ``sigma`` the spread of the training projections on it
+at that layer, so ``alpha`` is in units of the data's own spread and means the same thing in
+every model and layer. The hook adds to positions at or after ``start`` (the first generated
+position; prompts are left-padded to a common length), registered ahead of any reading hook
+so that readers see the steered tensor. Generation is a plain loop over the KV cache with one
+seeded random generator per row, so a row's text does not depend on its batch mates; outputs
+are token ids, cut by count (``max_new_tokens``) or at an end-of-sequence token.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from empathybench.probes.activations import block_output
+from empathybench.probes.layers import decoder_layers
+
+
+@dataclass
+class SteeringState:
+    seen: int = 0
+    """Positions the hooked block has processed so far (the offset of the next call)."""
+    calls: int = 0
+
+
+@contextlib.contextmanager
+def steering(
+    model: Any,
+    layer: int,
+    direction: Sequence[float] | np.ndarray[Any, Any],
+    coefficients: float | Sequence[float],
+    *,
+    start: int = 0,
+    layers_path: str | None = None,
+) -> Iterator[SteeringState]:
+    """Within the block, block ``layer`` adds ``coefficients[row] * direction`` at positions
+    ``>= start`` of each forward call sequence (counted across KV-cache calls).
+
+    ``coefficients`` is one number or one per batch row (``alpha * sigma``); the addition is
+    done in float32 and cast back to the block's dtype. The hook is always removed on exit.
+    """
+    import torch
+
+    block = decoder_layers(model, layers_path)[layer]
+    vector = torch.as_tensor(np.asarray(direction, dtype=np.float32))
+    scale = torch.as_tensor(np.atleast_1d(np.asarray(coefficients, dtype=np.float32)))
+    state = SteeringState()
+
+    def hook(_module: Any, _inputs: Any, output: Any) -> Any:
+        hidden = block_output(output)
+        width = hidden.shape[1]
+        positions = torch.arange(state.seen, state.seen + width)
+        state.seen += width
+        state.calls += 1
+        active = (positions >= start).to(torch.float32)
+        if not bool(active.any()):
+            return None
+        delta = scale.view(-1, 1, 1) * vector.view(1, 1, -1) * active.view(1, -1, 1)
+        steered = (hidden.float() + delta.to(hidden.device)).to(hidden.dtype)
+        return (steered, *output[1:]) if isinstance(output, tuple) else steered
+
+    handle = block.register_forward_hook(hook, prepend=True)
+    try:
+        yield state
+    finally:
+        handle.remove()
+
+
+@dataclass(frozen=True)
+class SteeringPlan:
+    layer: int
+    direction: np.ndarray[Any, Any]
+    coefficients: Sequence[float]
+    """``alpha * sigma`` for each row."""
+
+
+def generate(
+    model: Any,
+    prompts: Sequence[Sequence[int]],
+    *,
+    pad_id: int,
+    stop_ids: set[int],
+    max_new_tokens: int,
+    seeds: Sequence[int],
+    temperature: float = 0.7,
+    top_p: float = 0.95,
+    plan: SteeringPlan | None = None,
+    layers_path: str | None = None,
+) -> list[list[int]]:
+    """New token ids for each prompt (without the stop token), using the KV cache."""
+    import torch
+
+    rows = len(prompts)
+    width = max(len(p) for p in prompts)
+    ids = torch.full((rows, width), pad_id, dtype=torch.long)
+    attention = torch.zeros((rows, width), dtype=torch.long)
+    for row, prompt in enumerate(prompts):
+        ids[row, width - len(prompt) :] = torch.tensor(list(prompt), dtype=torch.long)
+        attention[row, width - len(prompt) :] = 1
+    positions = (attention.cumsum(-1) - 1).clamp(min=0)
+    generators = [torch.Generator().manual_seed(int(seed)) for seed in seeds]
+    outputs: list[list[int]] = [[] for _ in range(rows)]
+    finished = torch.zeros(rows, dtype=torch.bool)
+    base, head = model.base_model, model.get_output_embeddings()
+    hooked = (
+        steering(
+            model,
+            plan.layer,
+            plan.direction,
+            plan.coefficients,
+            start=width,
+            layers_path=layers_path,
+        )
+        if plan is not None
+        else contextlib.nullcontext()
+    )
+    with torch.inference_mode(), hooked:
+        step = base(input_ids=ids, attention_mask=attention, position_ids=positions, use_cache=True)
+        for _ in range(max_new_tokens):
+            logits = head(step.last_hidden_state[:, -1]).float()
+            chosen = _choose(logits, temperature, top_p, generators)
+            for row in range(rows):
+                token = int(chosen[row])
+                if not finished[row]:
+                    if token in stop_ids:
+                        finished[row] = True
+                    else:
+                        outputs[row].append(token)
+            if bool(finished.all()):
+                break
+            chosen = torch.where(finished, torch.tensor(pad_id), chosen)
+            attention = torch.cat([attention, torch.ones((rows, 1), dtype=torch.long)], dim=1)
+            positions = positions[:, -1:] + 1
+            step = base(
+                input_ids=chosen.unsqueeze(1),
+                attention_mask=attention,
+                position_ids=positions,
+                past_key_values=step.past_key_values,
+                use_cache=True,
+            )
+    return outputs
+
+
+def _choose(logits: Any, temperature: float, top_p: float, generators: Sequence[Any]) -> Any:
+    """Greedy at temperature 0, else nucleus sampling with each row's own generator."""
+    import torch
+
+    if temperature <= 0:
+        return logits.argmax(dim=-1)
+    probs = torch.softmax(logits / temperature, dim=-1)
+    ordered, order = probs.sort(dim=-1, descending=True)
+    ordered[(ordered.cumsum(dim=-1) - ordered) > top_p] = 0.0
+    picks = [
+        order[row, torch.multinomial(ordered[row], 1, generator=generators[row])]
+        for row in range(len(generators))
+    ]
+    return torch.cat(picks)
