@@ -79,7 +79,9 @@ def main() -> None:
     score_responses(texts[:64], scorer=scorer)  # warm-up
     rows: list[dict[str, Any]] = []
     for batch_size in args.batch_sizes:
-        _, wall, cpu = timed(lambda b=batch_size: score_responses(texts, scorer=scorer, batch_size=b))
+        _, wall, cpu = timed(
+            lambda b=batch_size: score_responses(texts, scorer=scorer, batch_size=b)
+        )
         rows.append(
             {
                 "what": f"score_responses, batch {batch_size}",
