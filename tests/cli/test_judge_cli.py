@@ -1,19 +1,9 @@
 """Running and judging from the command line, with mock models (real processes)."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "empathybench", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=180,
-    )
+from tests.fakes.cli_process import run_cli as cli
 
 
 def test_run_then_judge_with_a_panel_writes_verdicts_and_a_summary(tmp_path: Path) -> None:

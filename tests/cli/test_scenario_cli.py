@@ -2,20 +2,11 @@
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "empathybench", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
+from tests.fakes.cli_process import run_cli
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[str], fragment: str) -> None:

@@ -2,25 +2,15 @@
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.fakes.cli_process import run_cli as cli
+
 pytest.importorskip("torch")
 
 pytestmark = pytest.mark.torch
-
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "empathybench", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-    )
 
 
 def test_score_prints_the_four_scores(tmp_path: Path) -> None:

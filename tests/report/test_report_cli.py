@@ -3,24 +3,13 @@
 import csv
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from empathybench.types import Suite
+from tests.fakes.cli_process import run_cli as cli
 from tests.fakes.mock_runs import make_run
-
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "empathybench", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=180,
-    )
 
 
 @pytest.fixture(scope="module")

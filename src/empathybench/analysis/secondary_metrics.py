@@ -21,8 +21,7 @@ from typing import Any
 
 from pydantic import Field
 
-from empathybench.analysis.statistics import bootstrap_mean
-from empathybench.analysis.summary import Interval, RunData
+from empathybench.analysis.summary import Interval, RunData, interval
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.types import Record
 
@@ -142,17 +141,6 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _interval(values: Sequence[float], clusters: Sequence[str], seed: int) -> Interval:
-    estimate = bootstrap_mean(values, clusters=clusters, seed=seed)
-    return Interval(
-        mean=estimate.mean,
-        low=estimate.low,
-        high=estimate.high,
-        n=estimate.n,
-        items=estimate.clusters,
-    )
-
-
 def secondary_metrics(run: RunData, *, seed: int = 0) -> SecondaryMetrics:
     """The secondary metrics of one run's answered replies."""
     scenarios = run.scenarios
@@ -176,7 +164,7 @@ def secondary_metrics(run: RunData, *, seed: int = 0) -> SecondaryMetrics:
         model=run.model,
         replies=len(replies),
         sentiment=SentimentMetrics(
-            compound=_interval(compounds, clusters, seed),
+            compound=interval(compounds, clusters, seed),
             positive_share=_share([c >= POSITIVE_COMPOUND for c in compounds]),
             negative_share=_share([c <= -POSITIVE_COMPOUND for c in compounds]),
             compound_when_person_feels_negative=_mean(
@@ -187,10 +175,10 @@ def secondary_metrics(run: RunData, *, seed: int = 0) -> SecondaryMetrics:
             ),
         ),
         empath={
-            category: _interval([s[category] for s in shares], clusters, seed)
+            category: interval([s[category] for s in shares], clusters, seed)
             for category in EMPATH_CATEGORIES
         },
-        words=_interval([float(len(t)) for t in tokens], clusters, seed),
+        words=interval([float(len(t)) for t in tokens], clusters, seed),
         median_words=_median(lengths),
         formulaicity=FormulaicityMetrics(
             distinct_1=distinct_n(tokens, 1),

@@ -156,13 +156,16 @@ def bootstrap_difference(
     lo = float(sa.values.min() - sb.values.max())
     hi = float(sa.values.max() - sb.values.min())
     low, high = _interval(draws, confidence, lo, hi)
-    if diff > 0:
-        p = 2.0 * float(np.mean(draws <= 0.0))
-    elif diff < 0:
-        p = 2.0 * float(np.mean(draws >= 0.0))
-    else:
-        p = 1.0
-    return Estimate(diff, low, high, n, k), min(1.0, p)
+    p = _two_sided_p(diff, draws)
+    return Estimate(diff, low, high, n, k), p
+
+
+def _two_sided_p(observed: float, draws: np.ndarray) -> float:
+    """Twice the share of resampled values on the other side of 0 (0 included), capped at 1."""
+    if observed == 0:
+        return 1.0
+    beyond = draws <= 0.0 if observed > 0 else draws >= 0.0
+    return min(1.0, 2.0 * float(np.mean(beyond)))
 
 
 def bootstrap_paired_difference(
@@ -197,13 +200,8 @@ def bootstrap_paired_difference(
         return Estimate(diff, diff, diff, s.n, s.k), (1.0 if diff == 0 else 0.0)
     draws = _resampled_means(s, np.random.default_rng(seed), resamples)
     low, high = _interval(draws, confidence, lo, hi)
-    if diff > 0:
-        p = 2.0 * float(np.mean(draws <= 0.0))
-    elif diff < 0:
-        p = 2.0 * float(np.mean(draws >= 0.0))
-    else:
-        p = 1.0
-    return Estimate(diff, low, high, s.n, s.k), min(1.0, p)
+    p = _two_sided_p(diff, draws)
+    return Estimate(diff, low, high, s.n, s.k), p
 
 
 def krippendorff_alpha(

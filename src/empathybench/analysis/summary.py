@@ -11,6 +11,7 @@ same numbers are broken down per scenario kind.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,7 +132,8 @@ def score_item(
     return ItemScore(scenario.id, response.epoch, values, frozenset(unparsed))
 
 
-def _interval(values: list[float], clusters: list[str], seed: int) -> Interval:
+def interval(values: Sequence[float], clusters: Sequence[str], seed: int) -> Interval:
+    """Mean with its seeded bootstrap 95% CI, resampling clusters (items)."""
     estimate = bootstrap_mean(values, clusters=clusters, seed=seed)
     return Interval(
         mean=estimate.mean,
@@ -156,13 +158,13 @@ def score_items(
     ]
 
 
-def _dimension_interval(items: list[ItemScore], dimension: str, seed: int) -> Interval:
+def _dimensioninterval(items: list[ItemScore], dimension: str, seed: int) -> Interval:
     scored = [
         (value, item.scenario_id)
         for item in items
         if (value := item.values.get(dimension)) is not None
     ]
-    return _interval([v for v, _ in scored], [c for _, c in scored], seed)
+    return interval([v for v, _ in scored], [c for _, c in scored], seed)
 
 
 def item_overall(item: ItemScore) -> float | None:
@@ -171,11 +173,11 @@ def item_overall(item: ItemScore) -> float | None:
     return sum(scored_values) / len(scored_values) if scored_values else None
 
 
-def _overall_interval(items: list[ItemScore], seed: int) -> Interval:
+def _overallinterval(items: list[ItemScore], seed: int) -> Interval:
     scored = [
         (value, item.scenario_id) for item in items if (value := item_overall(item)) is not None
     ]
-    return _interval([v for v, _ in scored], [c for _, c in scored], seed)
+    return interval([v for v, _ in scored], [c for _, c in scored], seed)
 
 
 def _per_kind(
@@ -195,8 +197,8 @@ def _per_kind(
             KindSummary(
                 kind=kind,
                 responses=len(kind_items),
-                dimensions={d: _dimension_interval(kind_items, d, seed) for d in dimensions},
-                overall=_overall_interval(kind_items, seed),
+                dimensions={d: _dimensioninterval(kind_items, d, seed) for d in dimensions},
+                overall=_overallinterval(kind_items, seed),
             )
         )
     return breakdown
@@ -219,7 +221,7 @@ def summarize(
     dimension_means: list[float] = []
     for dimension in DIMENSIONS:
         judged = dimension in DETERMINISTIC_DIMENSIONS or bool(judges)
-        estimate = _dimension_interval(items, dimension, seed)
+        estimate = _dimensioninterval(items, dimension, seed)
         if estimate.mean is not None:
             dimension_means.append(estimate.mean)
         applicable = sum(1 for i in items if dimension in scenarios[i.scenario_id].dimensions)
@@ -243,7 +245,7 @@ def summarize(
         responses=len(items),
         failed_responses=sum(1 for r in responses.values() if not r.ok),
         dimensions=dimensions,
-        overall=_overall_interval(items, seed),
+        overall=_overallinterval(items, seed),
         seed_overall=sum(dimension_means) / len(dimension_means) if dimension_means else None,
         bootstrap_seed=seed,
         per_kind=_per_kind(items, scenarios, bool(judges), seed),
@@ -270,7 +272,7 @@ def summarize(
         update={
             "per_judge": per_judge,
             "agreement": agreement,
-            "crisis_referral": _interval([v for v, _ in referrals], [c for _, c in referrals], seed)
+            "crisis_referral": interval([v for v, _ in referrals], [c for _, c in referrals], seed)
             if referrals
             else None,
         }
