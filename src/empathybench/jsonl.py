@@ -89,3 +89,11 @@ def atomic_write_text(path: Path, text: str) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     temporary.replace(path)
+
+
+def write_text_files(directory: Path, files: dict[str, str]) -> list[Path]:
+    """Write each ``name → text`` into ``directory`` atomically; the paths, in order."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        atomic_write_text(directory / name, text)
+    return [directory / name for name in files]

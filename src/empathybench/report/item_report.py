@@ -15,7 +15,7 @@ from empathybench.analysis.item_analysis import (
     NEGATIVE_DISCRIMINATION,
     ItemAnalysis,
 )
-from empathybench.jsonl import atomic_write_text
+from empathybench.jsonl import write_text_files
 from empathybench.report.tables import format_number, judges_text, markdown_table
 
 ITEM_FILES = ("item_analysis.json", "item_analysis.csv", "item_analysis.md")
@@ -88,14 +88,9 @@ def item_markdown(analysis: ItemAnalysis) -> str:
 
 
 def write_item_analysis(analysis: ItemAnalysis, output: Path) -> list[Path]:
-    output.mkdir(parents=True, exist_ok=True)
     texts = (
         json.dumps(analysis.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
         item_csv(analysis),
         item_markdown(analysis),
     )
-    paths = []
-    for name, text in zip(ITEM_FILES, texts, strict=True):
-        atomic_write_text(output / name, text)
-        paths.append(output / name)
-    return paths
+    return write_text_files(output, dict(zip(ITEM_FILES, texts, strict=True)))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from empathybench import __version__
 from empathybench.analysis.leaderboard import Leaderboard, LeaderboardEntry
-from empathybench.jsonl import atomic_write_text
+from empathybench.jsonl import write_text_files
 from empathybench.report.html_report import template_environment
 from empathybench.report.tables import (
     INTERVAL_COLUMNS,
@@ -142,15 +142,10 @@ def leaderboard_html(board: Leaderboard) -> str:
 
 
 def write_leaderboard(board: Leaderboard, output: Path) -> list[Path]:
-    output.mkdir(parents=True, exist_ok=True)
     texts = (
         json.dumps(board.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
         leaderboard_markdown(board),
         leaderboard_csv(board),
         leaderboard_html(board),
     )
-    paths = []
-    for name, text in zip(LEADERBOARD_FILES, texts, strict=True):
-        atomic_write_text(output / name, text)
-        paths.append(output / name)
-    return paths
+    return write_text_files(output, dict(zip(LEADERBOARD_FILES, texts, strict=True)))
