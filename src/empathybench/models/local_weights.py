@@ -99,6 +99,7 @@ def import_optional(name: str) -> Any:
 def load_model(directory: Path, gguf: str | None) -> tuple[Any, Any]:
     """``(model, tokenizer)`` on CPU in float32, from the weights cache when it has them."""
     torch, transformers = import_optional("torch"), import_optional("transformers")
+    transformers.utils.logging.disable_progress_bar()  # our own progress bars are enough
 
     cached = weights_cache_dir(directory / gguf) if gguf else None
     convert = cached is not None and not cached.is_dir()
