@@ -80,6 +80,21 @@ def parse_record(data: dict[str, object], model: type[ModelT], where: str) -> Mo
         ) from None
 
 
+def read_json_record(path: Path, model: type[ModelT]) -> ModelT:
+    """One JSON file as ``model``; a bad file is one ``UserError`` line naming it."""
+    if not path.is_file():
+        raise UserError(f"{path}: no such file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise UserError(f"{path}: not valid JSON ({error.msg})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a JSON object")
+    return parse_record(data, model, str(path))
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write a whole file so that readers never see it half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -413,20 +413,15 @@ def _generate(
 
 
 def _rescore(path: Path, scorer: str, scores: Path | None) -> SteeringResult:
-    import json
 
-    from empathybench.jsonl import parse_record
+    from empathybench.jsonl import read_json_record
     from empathybench.probes.correlation import load_scores
     from empathybench.probes.results import SteeringResult
     from empathybench.probes.sweep import apply_scores, score_samples, summarise
 
     if not path.is_file():
         raise UserError(f"{path}: no such file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}: not valid JSON ({error.msg})") from None
-    result = parse_record(data, SteeringResult, str(path))
+    result = read_json_record(path, SteeringResult)
     if scores is not None:
         samples, name, note = apply_scores(result.samples, load_scores(scores)), str(scores), None
     else:

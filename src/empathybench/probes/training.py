@@ -7,7 +7,6 @@ pair, original and keyword-ablated, so ``probe eval`` needs no second pass throu
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ import numpy as np
 
 from empathybench import __version__
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text, parse_record
+from empathybench.jsonl import atomic_write_text, read_json_record
 from empathybench.probes.activations import (
     Pooling,
     PromptFormat,
@@ -210,11 +209,7 @@ def load_probe(directory: Path) -> TrainedProbe:
     path = directory / PROBE_FILE
     if not path.is_file():
         raise UserError(f"{directory}: not a probe directory (no {PROBE_FILE}); run probe train")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}: not valid JSON ({error.msg})") from None
-    record = parse_record(data, ProbeFile, str(path))
+    record = read_json_record(path, ProbeFile)
     directions = load_file(directory / DIRECTIONS_FILE)["directions"]
     activations = None
     if (directory / ACTIVATIONS_FILE).is_file():

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text, parse_record
+from empathybench.jsonl import atomic_write_text, read_json_record
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.types import Response, RunManifest, Verdict
 
@@ -41,11 +41,7 @@ class RunStore:
     def read_manifest(self) -> RunManifest:
         if not self.exists():
             raise UserError(f"{self.directory}: not a run directory (no {MANIFEST})")
-        try:
-            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise UserError(f"{self.manifest_path}: not valid JSON ({error.msg})") from None
-        return parse_record(data, RunManifest, str(self.manifest_path))
+        return read_json_record(self.manifest_path, RunManifest)
 
     def write_manifest(self, manifest: RunManifest) -> None:
         text = json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False)
