@@ -1,9 +1,12 @@
-"""Suite × model → responses: async, bounded, cached, resumable.
+"""Items × model → responses: async, bounded, cached, resumable.
 
 ``execute_run`` is the whole stage: it opens (or resumes) a run directory, skips items that
 already have a successful response, sends the rest through the model with a concurrency
 limit, an optional requests-per-minute limit and classified retries, and appends each
 response to ``responses.jsonl`` the moment it finishes.
+
+What a run answers is an ``ItemSet``: a benchmark ``Suite`` of scenarios, or a therapy
+question set. Both give named, hashed, ordered items that carry their own chat messages.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -28,7 +32,6 @@ from rich.progress import (
 from empathybench.errors import UserError
 from empathybench.models.base import ModelAPI, ModelCallError, ModelOutput, ModelRequest, ModelSpec
 from empathybench.models.registry import create_model
-from empathybench.prompts.scenario_prompt import PROMPT_VERSION
 from empathybench.prompts.strategies import Strategy, apply_strategy, get_strategy
 from empathybench.runtime import provenance
 from empathybench.runtime.cache import ResponseCache, cache_key
@@ -37,19 +40,48 @@ from empathybench.runtime.retry import RateLimiter, call_with_retries
 from empathybench.runtime.run_store import ItemKey, RunStore
 from empathybench.types import (
     CallError,
+    ChatMessage,
     Response,
     RunManifest,
     RunTotals,
-    Scenario,
+    RunTrack,
     Suite,
     SuiteRef,
     TokenUsage,
 )
 
 
+class RunItem(Protocol):
+    """One thing a model answers: a scenario, or a therapy question in the therapist prompt."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def prompt_version(self) -> str: ...
+    @property
+    def messages(self) -> Sequence[ChatMessage]: ...
+
+
+class ItemSet(Protocol):
+    """What a run answers: named, hashed (sha256 of its file), ordered items."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def sha256(self) -> str: ...
+    @property
+    def track(self) -> RunTrack: ...
+    @property
+    def prompt_version(self) -> str: ...
+    @property
+    def items(self) -> Sequence[RunItem]: ...
+
+
 @dataclass
 class RunOptions:
-    suite: Suite
+    suite: ItemSet
     suite_source: str
     spec: ModelSpec
     run_dir: Path
@@ -79,6 +111,11 @@ def load_run_suite(manifest: RunManifest) -> Suite:
     """The suite a run was made on, checked against the hash recorded in its manifest."""
     from empathybench.scenarios.suites import load_suite
 
+    if manifest.track != "scenarios":
+        raise UserError(
+            f"run {manifest.run_id} answered {manifest.track} questions, not benchmark "
+            f"scenarios: use the empathybench {manifest.track} commands for it"
+        )
     suite = load_suite(manifest.suite.source)
     if suite.sha256 != manifest.suite.sha256:
         raise UserError(
@@ -88,12 +125,12 @@ def load_run_suite(manifest: RunManifest) -> Suite:
     return suite
 
 
-def select_scenarios(suite: Suite, limit: int | None, kinds: list[str] | None) -> list[Scenario]:
+def select_items(item_set: ItemSet, limit: int | None, kinds: list[str] | None) -> list[RunItem]:
     if limit is not None and limit <= 0:
         raise UserError("--limit must be a positive number")
-    chosen = [s for s in suite.scenarios if kinds is None or s.kind in kinds]
+    chosen = [item for item in item_set.items if kinds is None or item.kind in kinds]
     if not chosen:
-        raise UserError(f"no scenarios of kinds {kinds} in suite {suite.name}")
+        raise UserError(f"no items of kinds {kinds} in {item_set.name}")
     return chosen[:limit] if limit is not None else chosen
 
 
@@ -108,12 +145,12 @@ def _new_manifest(options: RunOptions, strategy: Strategy, n_items: int) -> RunM
             name=options.suite.name,
             source=options.suite_source,
             sha256=options.suite.sha256,
-            n=len(options.suite.scenarios),
+            n=len(options.suite.items),
         ),
         model=options.spec.model_dump(mode="json"),
         strategy=strategy.name,
         strategy_version=strategy.version,
-        prompt_version=PROMPT_VERSION,
+        prompt_version=options.suite.prompt_version,
         epochs=options.epochs,
         limit=options.limit,
         kinds=options.kinds,
@@ -124,6 +161,7 @@ def _new_manifest(options: RunOptions, strategy: Strategy, n_items: int) -> RunM
         platform=provenance.platform_name(),
         git_revision=provenance.git_revision(),
         totals=RunTotals(items=n_items),
+        track=options.suite.track,
     )
 
 
@@ -131,6 +169,7 @@ def _check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) 
     mismatches = [
         name
         for name, old, new in (
+            ("track", existing.track, fresh.track),
             ("suite", existing.suite.sha256, fresh.suite.sha256),
             ("model", existing.model, fresh.model),
             ("strategy", existing.strategy_version, fresh.strategy_version),
@@ -163,7 +202,7 @@ async def _answer(
     model: ModelAPI,
     options: RunOptions,
     strategy: Strategy,
-    scenario: Scenario,
+    item: RunItem,
     epoch: int,
     run_id: str,
     cache: ResponseCache | None,
@@ -174,17 +213,17 @@ async def _answer(
     if options.epochs > 1 and params.seed is not None:
         params = params.model_copy(update={"seed": params.seed + epoch})
     request = ModelRequest(
-        messages=apply_strategy(strategy, scenario.messages, spec.system_prompt), params=params
+        messages=apply_strategy(strategy, item.messages, spec.system_prompt), params=params
     )
     key = cache_key(
         spec,
         request,
         epoch=epoch,
-        versions={"strategy": strategy.version, "prompt": scenario.prompt_version},
+        versions={"strategy": strategy.version, "prompt": item.prompt_version},
     )
     common = {
         "run_id": run_id,
-        "scenario_id": scenario.id,
+        "scenario_id": item.id,
         "epoch": epoch,
         "model": spec.id,
         "strategy": strategy.name,
@@ -277,8 +316,8 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
     if options.max_connections < 1:
         raise UserError("--max-connections must be at least 1")
     strategy = get_strategy(options.strategy)
-    scenarios = select_scenarios(options.suite, options.limit, options.kinds)
-    items = [(scenario, epoch) for epoch in range(options.epochs) for scenario in scenarios]
+    chosen = select_items(options.suite, options.limit, options.kinds)
+    items = [(item, epoch) for epoch in range(options.epochs) for item in chosen]
     store = RunStore(options.run_dir)
     manifest = _new_manifest(options, strategy, len(items))
     if store.exists():
@@ -297,14 +336,14 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
     skipped = len(items) - len(pending)
 
     totals = _Totals(len(items))
-    for scenario, epoch in items:
-        if (scenario.id, epoch) in previous and previous[(scenario.id, epoch)].ok:
-            totals.add(previous[(scenario.id, epoch)])
+    for item, epoch in items:
+        if (item.id, epoch) in previous and previous[(item.id, epoch)].ok:
+            totals.add(previous[(item.id, epoch)])
     own_model = model is None
     model = model if model is not None else create_model(options.spec)
     cache = ResponseCache(options.cache_path) if options.cache_path else None
     limiter = RateLimiter(options.requests_per_minute)
-    work: Iterator[tuple[Scenario, int]] = iter(pending)
+    work: Iterator[tuple[RunItem, int]] = iter(pending)
     calls_before = 0
     started = time.perf_counter()
     store.responses.open()
@@ -316,9 +355,9 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
 
             async def worker() -> None:
                 nonlocal calls_before
-                for scenario, epoch in work:
+                for item, epoch in work:
                     response = await _answer(
-                        model, options, strategy, scenario, epoch, manifest.run_id, cache, limiter
+                        model, options, strategy, item, epoch, manifest.run_id, cache, limiter
                     )
                     store.responses.append(response)
                     calls_before += response.attempts

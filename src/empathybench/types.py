@@ -165,8 +165,15 @@ class SuiteInfo(Record):
     generator_version: str
 
 
+RunTrack = Literal["scenarios", "therapy"]
+
+
 class Suite(BaseModel):
-    """A suite in memory: its metadata (when known) and its scenarios."""
+    """A suite in memory: its metadata (when known) and its scenarios.
+
+    It is one kind of what a run answers (see ``runner.ItemSet``); the therapy track's
+    question sets are the other.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -174,6 +181,20 @@ class Suite(BaseModel):
     sha256: str
     scenarios: tuple[Scenario, ...]
     info: SuiteInfo | None = None
+
+    @property
+    def track(self) -> RunTrack:
+        return "scenarios"
+
+    @property
+    def items(self) -> tuple[Scenario, ...]:
+        return self.scenarios
+
+    @property
+    def prompt_version(self) -> str:
+        """The prompt version of the suite's scenarios (one per generated suite)."""
+        versions = sorted({scenario.prompt_version for scenario in self.scenarios})
+        return "+".join(versions)
 
 
 class TokenUsage(Record):
@@ -259,6 +280,9 @@ class RunManifest(Record):
     totals: RunTotals = RunTotals()
     judges: list[JudgeDecision] = Field(default_factory=list)
     """Judges that scored this run, with the self-judge decision for each."""
+    track: RunTrack = "scenarios"
+    """What the run answered: benchmark scenarios, or the therapy track's questions (whose
+    ids stand in ``Response.scenario_id``)."""
 
 
 ScoreStatus = Literal["scored", "na", "unscored"]

@@ -29,7 +29,7 @@ from empathybench.runner import (
     RunResult,
     execute_run,
     load_run_suite,
-    select_scenarios,
+    select_items,
 )
 from empathybench.runtime.cache import default_cache_path
 from empathybench.runtime.pricing import load_prices
@@ -189,7 +189,7 @@ def _run(
     options.cache_path = None if no_cache else (cache or default_cache_path())
     options.prices = load_prices(prices) if prices else {}
     options.show_progress = not no_progress
-    select_scenarios(options.suite, options.limit, options.kinds)  # fail fast on bad selection
+    select_items(options.suite, options.limit, options.kinds)  # fail fast on bad selection
     resolve_api_key(options.spec)  # a missing key is reported before any work starts
     if judge is None and not no_judge:
         judge = [OFFLINE_JUDGE] if offline_judge_available() else []
