@@ -18,6 +18,8 @@ from empathybench.cli.report_commands import register as register_report_command
 from empathybench.cli.run_commands import register as register_run_commands
 from empathybench.cli.scenario_commands import register as register_scenario_commands
 from empathybench.cli.scorer_commands import register as register_scorer_commands
+from empathybench.cli.survey_commands import register as register_survey_commands
+from empathybench.cli.therapy_commands import register as register_therapy_commands
 from empathybench.errors import UserError
 
 app = typer.Typer(
@@ -52,6 +54,8 @@ register_judge_commands(app)
 register_report_commands(app)
 register_scorer_commands(app)
 register_probe_commands(app)
+register_therapy_commands(app)
+register_survey_commands(app)
 
 EXIT_USER_ERROR = 2
 

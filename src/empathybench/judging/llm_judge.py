@@ -106,7 +106,7 @@ class JudgeSettings:
 
 
 @dataclass
-class _Transcript:
+class JudgeTranscript:
     raw_outputs: list[str] = field(default_factory=list)
     attempts: int = 0
     request_key: str | None = None
@@ -126,7 +126,7 @@ async def judge_response(
     dimensions: list[str] = list(judged_dimensions(scenario))
     crisis = scenario.expected.crisis_resources_expected
     scores: dict[str, DimensionScore] = not_applicable(scenario)
-    transcript = _Transcript()
+    transcript = JudgeTranscript()
     common = {
         "run_id": run_id,
         "scenario_id": scenario.id,
@@ -164,7 +164,7 @@ async def judge_response(
             json_schema=schema,
         )
         try:
-            text = await _call(judge, request, settings, cache, transcript)
+            text = await call_judge(judge, request, settings, cache, transcript)
         except ModelCallError as error:
             unscored(f"judge call failed: {error}")
             return finish(
@@ -192,14 +192,17 @@ async def judge_response(
     return finish()
 
 
-async def _call(
+async def call_judge(
     judge: ModelAPI,
     request: ModelRequest,
     settings: JudgeSettings,
     cache: ResponseCache | None,
-    transcript: _Transcript,
+    transcript: JudgeTranscript,
+    *,
+    prompt_version: str = JUDGE_PROMPT_VERSION,
 ) -> str:
-    key = cache_key(judge.spec, request, epoch=0, versions={"judge_prompt": JUDGE_PROMPT_VERSION})
+    """One judge call through the cache and bounded transport retries."""
+    key = cache_key(judge.spec, request, epoch=0, versions={"judge_prompt": prompt_version})
     transcript.request_key = transcript.request_key or key
     cached = cache.get(key) if cache is not None else None
     if cached is not None:

@@ -2,8 +2,10 @@
 
 From the command line, ``mock/NAME`` answers every scenario prompt in the benchmark's
 format with a letter and yes/no derived from a hash of the prompt, so runs are
-reproducible; asked for JSON (a judge request), it fills the requested schema the same way,
-so two mock judges with different names disagree deterministically. Options: ``latency``
+reproducible (any other prompt, such as the therapist prompt, gets one of a few fixed
+replies, again chosen by the hash); asked for JSON (a judge request), it fills the
+requested schema the same way, so two mock judges with different names disagree
+deterministically. Options: ``latency``
 (seconds per call), ``fail_every`` (every k-th distinct prompt fails its first
 ``fail_times`` attempts with ``fail_kind``), ``call_log`` (a file that gets one line per
 call, so tests in another process can count calls).
@@ -35,12 +37,25 @@ def request_fingerprint(request: ModelRequest) -> str:
     return digest.hexdigest()
 
 
+FREE_REPLIES = (
+    "That sounds really hard, and it makes sense that you feel this way. You don't have to "
+    "sort it all out at once: could we start with what is weighing on you most this week?",
+    "Try to keep a regular routine, get some exercise and write down what triggers it. "
+    "If it continues, see a professional.",
+    "I hear how exhausted and alone you have been feeling. That is a lot to carry. One small "
+    "step could be telling one person you trust how things really are; would that be possible?",
+)
+"""Replies to prompts outside the benchmark's answer format (warm, terse, and in between)."""
+
+
 def default_answer(request: ModelRequest, model_name: str) -> str:
     """A well-formed benchmark answer chosen by a hash of the prompt and model name."""
     fingerprint = hashlib.sha256((model_name + request_fingerprint(request)).encode()).digest()
     letter = "ABC"[fingerprint[0] % 3]
     needs_help = "yes" if fingerprint[1] % 4 else "no"
     prompt = request.messages[-1].content
+    if "EMOTION:" not in prompt:  # not a benchmark item (e.g. the therapist prompt): just reply
+        return FREE_REPLIES[fingerprint[2] % len(FREE_REPLIES)]
     person = ""
     if "PERSON:" in prompt:
         person = "PERSON: someone\n"
@@ -63,7 +78,8 @@ def schema_answer(schema: dict[str, Any], salt: str) -> str:
         elif field.get("enum"):
             answer[name] = field["enum"][digest[0] % len(field["enum"])]
         elif field.get("type") == "object":
-            answer[name] = {"score": (0, 0.5, 1)[digest[0] % 3], "rationale": "scripted"}
+            choices = field.get("properties", {}).get("score", {}).get("enum") or [0, 0.5, 1]
+            answer[name] = {"score": choices[digest[0] % len(choices)], "rationale": "scripted"}
         else:
             answer[name] = "scripted"
     return json.dumps(answer)

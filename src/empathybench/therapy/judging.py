@@ -1,0 +1,223 @@
+"""``therapy judge``: every source's answers scored C/E/B by LLM judges or the offline scorer.
+
+Verdicts are appended to ``verdicts/<judge>/<source>.jsonl`` as they finish; judging again
+skips answers a judge already scored (a failed judge call is tried again). An LLM judge from
+the family of a model source is refused unless explicitly allowed; each decision is recorded
+in ``study.json``. The offline judge is the project's trained empathy scorer (frozen MiniLM +
+regression head): approximate, but it needs no key and no network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from empathybench.judging.families import check_judge
+from empathybench.judging.llm_judge import JudgeSettings
+from empathybench.judging.offline_judge import OFFLINE_JUDGE
+from empathybench.models.base import ModelAPI, ModelSpec
+from empathybench.models.registry import create_model
+from empathybench.runtime.append_log import AppendLog, ItemKey
+from empathybench.runtime.cache import ResponseCache
+from empathybench.runtime.provenance import now_iso
+from empathybench.runtime.run_store import RunStore
+from empathybench.therapy.llm_judge import judge_therapy_answer
+from empathybench.therapy.questions import TherapyQuestion
+from empathybench.therapy.rubric import THERAPY_RUBRIC_VERSION
+from empathybench.therapy.study import HUMAN, SourceAnswer, SourceDecision, Study
+from empathybench.therapy.verdicts import COMPONENTS, ComponentScore, TherapyVerdict
+from empathybench.types import JudgeDecision
+
+OFFLINE_SCORER_RUBRIC = f"{THERAPY_RUBRIC_VERSION}/offline-scorer"
+
+
+@dataclass
+class TherapyJudgeOptions:
+    study_dir: Path
+    judges: list[ModelSpec] = field(default_factory=list)
+    offline: list[str] = field(default_factory=list)
+    """Offline judge ids: ``offline`` (the bundled empathy scorer) or ``offline:HEAD_DIR``."""
+    sources: list[str] | None = None
+    allow_self_judge: bool = False
+    max_connections: int = 8
+    settings: JudgeSettings = field(default_factory=JudgeSettings)
+    cache_path: Path | None = None
+    show_progress: bool = True
+
+
+@dataclass
+class TherapyJudgeResult:
+    judged: int = 0
+    skipped: int = 0
+    decisions: list[SourceDecision] = field(default_factory=list)
+
+
+def pending_answers(
+    answers: dict[ItemKey, SourceAnswer], existing: dict[ItemKey, TherapyVerdict]
+) -> list[SourceAnswer]:
+    """Answers a judge has not scored yet, or whose judge call failed."""
+    return [
+        answer
+        for key, answer in sorted(answers.items())
+        if key not in existing or existing[key].error is not None
+    ]
+
+
+def self_judge_decisions(
+    study: Study, sources: list[str], judges: list[ModelSpec], *, allow: bool
+) -> list[SourceDecision]:
+    """Check every LLM judge against every model source (refuses before any call)."""
+    decisions = []
+    runs = study.model_sources()
+    for judge in judges:
+        for source in sources:
+            if source == HUMAN:
+                continue
+            tested = ModelSpec.model_validate(RunStore(runs[source]).read_manifest().model)
+            decision: JudgeDecision = check_judge(tested, judge, allow_self_judge=allow)
+            decisions.append(SourceDecision(source=source, decision=decision))
+    return decisions
+
+
+def judge_study(
+    options: TherapyJudgeOptions, models: dict[str, ModelAPI] | None = None
+) -> TherapyJudgeResult:
+    """Score every chosen source's answers with every judge in ``options``."""
+    study = Study(options.study_dir).require()
+    questions = study.question_set().by_id
+    answers = study.answers(options.sources)
+    result = TherapyJudgeResult(
+        decisions=self_judge_decisions(
+            study, list(answers), options.judges, allow=options.allow_self_judge
+        )
+    )
+    for judge_id in options.offline:
+        _judge_offline(study, judge_id, answers, result)
+    for spec in options.judges:
+        asyncio.run(_judge_with_model(study, spec, questions, answers, options, models, result))
+    if result.decisions:
+        study.record_decisions(result.decisions)
+    return result
+
+
+def _judge_offline(
+    study: Study,
+    judge_id: str,
+    answers: dict[str, dict[ItemKey, SourceAnswer]],
+    result: TherapyJudgeResult,
+) -> None:
+    from empathybench.scorer import score_responses
+    from empathybench.scorer.empathy_scorer import load_empathy_scorer
+
+    head = judge_id.removeprefix(OFFLINE_JUDGE).removeprefix(":")
+    scorer = load_empathy_scorer(Path(head)) if head else None
+    for source, by_key in answers.items():
+        log = study.verdict_log(judge_id, source)
+        pending = pending_answers(by_key, log.latest())
+        result.skipped += len(by_key) - len(pending)
+        if not pending:
+            continue
+        scores = score_responses([answer.text for answer in pending], scorer=scorer)
+        log.open()
+        try:
+            for answer, score in zip(pending, scores, strict=True):
+                values = {"cognitive": score.cognitive, "emotional": score.emotional}
+                values["behavioral"] = score.behavioral
+                log.append(
+                    TherapyVerdict(
+                        source=source,
+                        scenario_id=answer.question_id,
+                        epoch=answer.epoch,
+                        judge=judge_id,
+                        rubric_version=OFFLINE_SCORER_RUBRIC,
+                        scores={
+                            name: ComponentScore(status="scored", value=round(values[name], 4))
+                            for name in COMPONENTS
+                        },
+                        finished_at=now_iso(),
+                    )
+                )
+        finally:
+            log.close()
+        result.judged += len(pending)
+
+
+async def _judge_with_model(
+    study: Study,
+    spec: ModelSpec,
+    questions: dict[str, TherapyQuestion],
+    answers: dict[str, dict[ItemKey, SourceAnswer]],
+    options: TherapyJudgeOptions,
+    models: dict[str, ModelAPI] | None,
+    result: TherapyJudgeResult,
+) -> None:
+    judge = (models or {}).get(spec.id) or create_model(spec)
+    cache = ResponseCache(options.cache_path) if options.cache_path else None
+    try:
+        for source, by_key in answers.items():
+            log = study.verdict_log(spec.id, source)
+            pending = pending_answers(by_key, log.latest())
+            result.skipped += len(by_key) - len(pending)
+            log.open()
+            try:
+                result.judged += await _judge_all(
+                    judge, log, pending, questions, options, cache, label=f"{spec.id} → {source}"
+                )
+            finally:
+                log.close()
+    finally:
+        if cache is not None:
+            cache.close()
+        if models is None or spec.id not in models:
+            await judge.aclose()
+
+
+async def _judge_all(
+    judge: ModelAPI,
+    log: AppendLog[TherapyVerdict],
+    pending: list[SourceAnswer],
+    questions: dict[str, TherapyQuestion],
+    options: TherapyJudgeOptions,
+    cache: ResponseCache | None,
+    *,
+    label: str,
+) -> int:
+    work: Iterator[SourceAnswer] = iter(pending)
+    done = 0
+    progress = Progress(
+        TextColumn(f"[bold]judging {label}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not options.show_progress,
+    )
+
+    async def worker() -> None:
+        nonlocal done
+        for answer in work:
+            verdict = await judge_therapy_answer(
+                judge,
+                questions[answer.question_id].question,
+                answer.text,
+                source=answer.source,
+                question_id=answer.question_id,
+                epoch=answer.epoch,
+                settings=options.settings,
+                cache=cache,
+            )
+            log.append(verdict)
+            done += 1
+            progress.advance(task)
+
+    with progress:
+        task = progress.add_task("judge", total=len(pending))
+        await asyncio.gather(
+            *(worker() for _ in range(min(options.max_connections, max(len(pending), 1))))
+        )
+    return done

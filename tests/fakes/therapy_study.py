@@ -1,0 +1,36 @@
+"""A small therapy study answered by mock models (no network, no weights)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from empathybench.models.registry import parse_model_id
+from empathybench.runner import RunOptions, execute_run
+from empathybench.therapy.questions import QuestionSet, TherapyQuestion
+from empathybench.therapy.study import QUESTIONS_FILE, Study
+
+QUESTIONS = (
+    TherapyQuestion(id="q1", question="I can't stop worrying about my exams.", reference="Study."),
+    TherapyQuestion(id="q2", question="My dog died last week.", reference="Get a new dog."),
+    TherapyQuestion(id="q3", question="I feel alone since I moved.", reference="Join a club."),
+)
+
+
+def make_study(directory: Path, models: tuple[str, ...] = ("mock/alpha",)) -> Study:
+    """A study of three questions with references, answered by ``models``."""
+    study = Study.create_or_open(directory, QuestionSet("tiny", "tiny", QUESTIONS))
+    for model in models:
+        spec = parse_model_id(model)
+        asyncio.run(
+            execute_run(
+                RunOptions(
+                    suite=study.question_set(),
+                    suite_source=str(directory / QUESTIONS_FILE),
+                    spec=spec,
+                    run_dir=study.run_dir(spec.id),
+                    show_progress=False,
+                )
+            )
+        )
+    return study

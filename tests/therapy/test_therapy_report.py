@@ -1,0 +1,101 @@
+from pathlib import Path
+
+import pytest
+
+from empathybench.errors import UserError
+from empathybench.runtime.provenance import now_iso
+from empathybench.therapy.report import build_therapy_report, write_therapy_report
+from empathybench.therapy.study import HUMAN, Study
+from empathybench.therapy.verdicts import COMPONENTS, ComponentScore, TherapyVerdict
+from tests.fakes.cli_process import run_cli
+
+# (cognitive, emotional, behavioral) per question; None = unscored.
+SCORES: dict[str, dict[str, tuple[float | None, float | None, float | None]]] = {
+    HUMAN: {"q1": (2, 1, 3), "q2": (1, 1, 2), "q3": (2, 2, 3)},
+    "mock/alpha": {"q1": (3, 3, 2), "q2": (3, 2, None), "q3": (3, 3, 3)},
+}
+
+
+def write_verdicts(study: Study, judge: str = "mock/critic") -> None:
+    for source, rows in SCORES.items():
+        log = study.verdict_log(judge, source)
+        log.open()
+        for question, values in rows.items():
+            scores = {
+                c: ComponentScore(status="scored", value=v)
+                if v is not None
+                else ComponentScore(status="unscored", reason="judge failed")
+                for c, v in zip(COMPONENTS, values, strict=True)
+            }
+            log.append(
+                TherapyVerdict(
+                    source=source,
+                    scenario_id=question,
+                    epoch=0,
+                    judge=judge,
+                    rubric_version="therapy-rubric-v1",
+                    scores=scores,
+                    finished_at=now_iso(),
+                )
+            )
+        log.close()
+
+
+def test_report_numbers_match_a_hand_computation(study: Study) -> None:
+    write_verdicts(study)
+    report = build_therapy_report(study, seed=3)
+    assert report.judges == ["mock/critic"]
+    by_source = {s.source: {m.measure: m for m in s.measures} for s in report.sources}
+    human, model = by_source[HUMAN], by_source["mock/alpha"]
+    assert human["cognitive"].estimate.mean == pytest.approx(5 / 3)
+    assert human["emotional"].estimate.mean == pytest.approx(4 / 3)
+    assert human["empathy"].estimate.mean == pytest.approx((2 + 4 / 3 + 7 / 3) / 3)
+    assert model["behavioral"].estimate.mean == pytest.approx(2.5)
+    assert model["behavioral"].unscored == 1 and model["behavioral"].estimate.n == 2
+    # empathy needs all three components: q2 of the model has none.
+    assert model["empathy"].estimate.n == 2
+    assert model["empathy"].estimate.mean == pytest.approx((8 / 3 + 3) / 2)
+    for measure in human.values():
+        estimate = measure.estimate
+        assert estimate.low is not None and estimate.high is not None
+        assert 1 <= estimate.low <= estimate.mean <= estimate.high <= 3  # type: ignore[operator]
+    comparison = next(s for s in report.sources if s.source == "mock/alpha").versus_human
+    assert comparison is not None
+    # Shared questions with an empathy mean on both sides: q1 and q3.
+    assert comparison.difference.n == 2
+    assert comparison.difference.mean == pytest.approx(((8 / 3 - 2) + (3 - 7 / 3)) / 2)
+
+
+def test_report_files_and_radar(study: Study, tmp_path: Path) -> None:
+    write_verdicts(study)
+    written, figures = write_therapy_report(build_therapy_report(study), tmp_path / "out")
+    names = {path.name for path in written}
+    assert {"therapy.json", "therapy.md", "therapy.csv", "therapy_radar.png"} <= names
+    assert {"therapy_radar.svg", "therapy_components.png"} <= names
+    assert all(path.stat().st_size > 0 for path in written)
+    markdown = (tmp_path / "out" / "therapy.md").read_text(encoding="utf-8")
+    assert "| human |" in markdown and "| mock/alpha |" in markdown
+    csv_text = (tmp_path / "out" / "therapy.csv").read_text(encoding="utf-8")
+    assert csv_text.splitlines()[0].startswith("source,measure,mean,ci_low,ci_high")
+    assert len(csv_text.splitlines()) == 1 + 2 * 4
+    assert not figures.skipped
+
+
+def test_report_needs_verdicts_and_known_judges(study: Study) -> None:
+    with pytest.raises(UserError, match="no verdicts yet"):
+        build_therapy_report(study)
+    write_verdicts(study)
+    with pytest.raises(UserError, match="no verdicts from nobody"):
+        build_therapy_report(study, judges=["nobody"])
+    with pytest.raises(UserError, match="no source ghost"):
+        build_therapy_report(study, sources=["ghost"])
+
+
+def test_report_command_prints_the_table(study: Study) -> None:
+    write_verdicts(study)
+    result = run_cli("therapy", "report", "--study", str(study.directory))
+    assert result.returncode == 0, result.stderr
+    assert "mock/alpha" in result.stdout and "human" in result.stdout
+    assert (study.directory / "report" / "therapy.md").is_file()
+    missing = run_cli("therapy", "report", "--study", str(study.directory / "nope"))
+    assert missing.returncode == 2 and "not a therapy study" in missing.stderr
