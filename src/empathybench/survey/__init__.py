@@ -1,0 +1,1 @@
+"""The blind survey: answers from several sources shown as letters A–E, most/least votes."""
