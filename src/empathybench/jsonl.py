@@ -36,6 +36,11 @@ def canonical_json(record: BaseModel) -> str:
     return _ENCODER.encode(record.model_dump(mode="json"))
 
 
+def pretty_json(record: BaseModel) -> str:
+    """Indented JSON in declaration order, ending in a newline: for files people open."""
+    return json.dumps(record.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
 def _first_error(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "record"

@@ -10,7 +10,6 @@ same numbers are broken down per scenario kind.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from pydantic import Field
 
 from empathybench.analysis.statistics import bootstrap_mean, krippendorff_alpha
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text
+from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.judging.rubric import DETERMINISTIC_DIMENSIONS, RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.runtime.append_log import ItemKey
@@ -369,8 +368,7 @@ def summarize_run_data(run: RunData, *, seed: int = 0) -> RunSummary:
 
 
 def write_summary(run_dir: Path, summary: RunSummary) -> None:
-    text = json.dumps(summary.model_dump(mode="json"), indent=2, ensure_ascii=False)
-    atomic_write_text(run_dir / SUMMARY_FILE, text + "\n")
+    atomic_write_text(run_dir / SUMMARY_FILE, pretty_json(summary))
 
 
 def build_run_summary(

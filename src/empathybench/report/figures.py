@@ -32,7 +32,11 @@ from empathybench.types import DIMENSIONS, SCENARIO_KINDS
 
 FIGURE_FORMATS = ("png", "svg")
 FIGURES_DIR = "figures"
-_STYLE: dict[str, Any] = {"svg.hashsalt": "empathybench", "svg.fonttype": "path", "font.size": 9}
+FIGURE_STYLE: dict[str, Any] = {
+    "svg.hashsalt": "empathybench",
+    "svg.fonttype": "path",
+    "font.size": 9,
+}
 
 
 @dataclass
@@ -48,13 +52,15 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "run"
 
 
-def _figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
     figure = Figure(figsize=(width, height))
     FigureCanvasAgg(figure)
     return figure
 
 
-def _save(figure: Figure, directory: Path, name: str, figures: FigureSet, caption: str) -> None:
+def save_figure(
+    figure: Figure, directory: Path, name: str, figures: FigureSet, caption: str
+) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     paths = {}
     for fmt in FIGURE_FORMATS:
@@ -66,7 +72,7 @@ def _save(figure: Figure, directory: Path, name: str, figures: FigureSet, captio
     figures.captions[name] = caption
 
 
-def _error_bars(intervals: Sequence[Interval | None]) -> tuple[list[float], list[list[float]]]:
+def error_bars(intervals: Sequence[Interval | None]) -> tuple[list[float], list[list[float]]]:
     heights, below, above = [], [], []
     for interval in intervals:
         mean = interval.mean if interval is not None and interval.mean is not None else math.nan
@@ -90,7 +96,7 @@ def _n_text(interval: Interval | None) -> str:
     )
 
 
-def _grouped_bars(
+def grouped_bars(
     axes: Axes,
     groups: Sequence[str],
     series: Sequence[tuple[str, Sequence[Interval | None], Sequence[str | None]]],
@@ -99,7 +105,7 @@ def _grouped_bars(
     width = 0.8 / max(1, len(series))
     for index, (label, intervals, notes) in enumerate(series):
         positions = [g + (index - (len(series) - 1) / 2) * width for g in range(len(groups))]
-        heights, errors = _error_bars(intervals)
+        heights, errors = error_bars(intervals)
         axes.bar(positions, heights, width, label=label, yerr=errors, capsize=3, alpha=0.85)
         for x, interval, note in zip(positions, intervals, notes, strict=True):
             text = note or _n_text(interval)
@@ -121,11 +127,11 @@ def dimension_bar_chart(runs: Sequence[ReportRun], directory: Path, figures: Fig
             None if by_name[d].judged else "needs a judge" for d in DIMENSIONS
         ]
         series.append((run.label, [*intervals, run.summary.overall], [*notes, None]))
-    figure = _figure(9.0, 4.2)
+    figure = new_figure(9.0, 4.2)
     axes = figure.add_subplot()
-    _grouped_bars(axes, groups, series)
+    grouped_bars(axes, groups, series)
     axes.set_title("Scores per dimension")
-    _save(figure, directory, "dimensions", figures, "Mean per dimension with 95% CI and n.")
+    save_figure(figure, directory, "dimensions", figures, "Mean per dimension with 95% CI and n.")
 
 
 def kind_bar_chart(runs: Sequence[ReportRun], directory: Path, figures: FigureSet) -> None:
@@ -139,11 +145,11 @@ def kind_bar_chart(runs: Sequence[ReportRun], directory: Path, figures: FigureSe
     for run in runs:
         by_kind = {b.kind: b.overall for b in run.summary.per_kind}
         series.append((run.label, [by_kind.get(k) for k in kinds], [None] * len(kinds)))
-    figure = _figure(8.0, 4.0)
+    figure = new_figure(8.0, 4.0)
     axes = figure.add_subplot()
-    _grouped_bars(axes, [k.replace("_", " ") for k in kinds], series)
+    grouped_bars(axes, [k.replace("_", " ") for k in kinds], series)
     axes.set_title("Overall (item mean) by scenario kind")
-    _save(figure, directory, "kinds", figures, "Overall per scenario kind with 95% CI and n.")
+    save_figure(figure, directory, "kinds", figures, "Overall per scenario kind with 95% CI and n.")
 
 
 def _or(value: float | None, default: float) -> float:
@@ -167,7 +173,7 @@ def radar_chart(run: ReportRun, directory: Path, figures: FigureSet) -> None:
     means = [d.estimate.mean or 0.0 for d in scored]
     lows = [_or(d.estimate.low, m) for d, m in zip(scored, means, strict=True)]
     highs = [_or(d.estimate.high, m) for d, m in zip(scored, means, strict=True)]
-    figure = _figure(5.0, 5.0)
+    figure = new_figure(5.0, 5.0)
     axes = figure.add_subplot(projection="polar")
     assert isinstance(axes, PolarAxes)
     axes.fill_between(closed, ring(lows), ring(highs), alpha=0.25, label="95% CI")
@@ -182,13 +188,13 @@ def radar_chart(run: ReportRun, directory: Path, figures: FigureSet) -> None:
     caption = f"{run.label}: mean per dimension (0 at the centre, 1 at the rim), CI band."
     if unscored:
         caption += f" {unscored} dimension(s) without scores are left off."
-    _save(figure, directory, name, figures, caption)
+    save_figure(figure, directory, name, figures, caption)
 
 
 def write_figures(runs: Sequence[ReportRun], directory: Path) -> FigureSet:
     """Every figure of a report into ``directory`` (PNG and SVG)."""
     figures = FigureSet()
-    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
+    with matplotlib.rc_context(FIGURE_STYLE):  # type: ignore[arg-type]
         dimension_bar_chart(runs, directory, figures)
         for run in runs:
             radar_chart(run, directory, figures)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from empathybench.analysis.item_analysis import (
     NEGATIVE_DISCRIMINATION,
     ItemAnalysis,
 )
-from empathybench.jsonl import write_text_files
+from empathybench.jsonl import pretty_json, write_text_files
 from empathybench.report.tables import format_number, judges_text, markdown_table
 
 ITEM_FILES = ("item_analysis.json", "item_analysis.csv", "item_analysis.md")
@@ -89,7 +88,7 @@ def item_markdown(analysis: ItemAnalysis) -> str:
 
 def write_item_analysis(analysis: ItemAnalysis, output: Path) -> list[Path]:
     texts = (
-        json.dumps(analysis.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+        pretty_json(analysis),
         item_csv(analysis),
         item_markdown(analysis),
     )

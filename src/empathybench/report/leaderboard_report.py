@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from empathybench import __version__
 from empathybench.analysis.leaderboard import Leaderboard, LeaderboardEntry
-from empathybench.jsonl import write_text_files
+from empathybench.jsonl import pretty_json, write_text_files
 from empathybench.report.html_report import template_environment
 from empathybench.report.tables import (
     INTERVAL_COLUMNS,
@@ -143,7 +142,7 @@ def leaderboard_html(board: Leaderboard) -> str:
 
 def write_leaderboard(board: Leaderboard, output: Path) -> list[Path]:
     texts = (
-        json.dumps(board.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+        pretty_json(board),
         leaderboard_markdown(board),
         leaderboard_csv(board),
         leaderboard_html(board),

@@ -8,7 +8,6 @@ folder of several runs, one entry per run — each run directory also gets its o
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ from empathybench.analysis.summary import (
     write_summary,
 )
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text
+from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.report.figures import FIGURES_DIR, FigureSet, write_figures
 from empathybench.report.html_report import REPORT_FILE, render_report_html
 from empathybench.report.tables import ReportRun, csv_headline, markdown_report_tables
@@ -60,8 +59,7 @@ class ReportFiles:
 
 
 def _write_json(path: Path, record: Record) -> Path:
-    text = json.dumps(record.model_dump(mode="json"), indent=2, ensure_ascii=False)
-    atomic_write_text(path, text + "\n")
+    atomic_write_text(path, pretty_json(record))
     return path
 
 

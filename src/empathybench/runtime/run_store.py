@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text, read_json_record
+from empathybench.jsonl import atomic_write_text, pretty_json, read_json_record
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.types import Response, RunManifest, Verdict
 
@@ -44,8 +43,7 @@ class RunStore:
         return read_json_record(self.manifest_path, RunManifest)
 
     def write_manifest(self, manifest: RunManifest) -> None:
-        text = json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False)
-        atomic_write_text(self.manifest_path, text + "\n")
+        atomic_write_text(self.manifest_path, pretty_json(manifest))
 
     def read_responses(self) -> list[Response]:
         return self.responses.read()

@@ -17,7 +17,6 @@ version, and each decision depends only on what it is about.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text, canonical_json_data, read_json_record
+from empathybench.jsonl import atomic_write_text, canonical_json_data, pretty_json, read_json_record
 from empathybench.runtime.provenance import now_iso
 from empathybench.survey.records import (
     FORM_FILE,
@@ -158,11 +157,6 @@ def build_survey(
     )
     key = SurveyKey(survey_id=survey_id, seed=seed, sources=names, origin=origin, entries=entries)
     return form, key
-
-
-def pretty_json(record: BaseModel) -> str:
-    """Indented JSON in declaration order, for files people open and diff."""
-    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
 
 
 def _survey_file(directory: Path, name: str) -> Path:

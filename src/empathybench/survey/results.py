@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import html
 import io
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,8 +24,14 @@ import matplotlib
 
 from empathybench.analysis.summary import Interval, interval
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text
-from empathybench.report.figures import _STYLE, FigureSet, _figure, _grouped_bars, _save
+from empathybench.jsonl import atomic_write_text, pretty_json
+from empathybench.report.figures import (
+    FIGURE_STYLE,
+    FigureSet,
+    grouped_bars,
+    new_figure,
+    save_figure,
+)
 from empathybench.report.tables import format_interval, markdown_table
 from empathybench.survey.records import SurveyForm, SurveyKey, Vote
 from empathybench.survey.session import SurveySession
@@ -270,10 +275,10 @@ def vote_chart(results: SurveyResults, directory: Path) -> FigureSet:
         ("most empathetic", [share.most for share in results.sources], notes["most"]),
         ("least empathetic", [share.least for share in results.sources], notes["least"]),
     ]
-    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
-        figure = _figure(max(5.0, 1.3 * len(groups) + 2.5), 4.0)
+    with matplotlib.rc_context(FIGURE_STYLE):  # type: ignore[arg-type]
+        figure = new_figure(max(5.0, 1.3 * len(groups) + 2.5), 4.0)
         axes = figure.add_subplot()
-        _grouped_bars(axes, groups, series)
+        grouped_bars(axes, groups, series)
         chances = {round(share.chance, 6) for share in results.sources}
         if len(chances) == 1:
             axes.axhline(chances.pop(), color="grey", linestyle="--", linewidth=1, label="chance")
@@ -284,7 +289,7 @@ def vote_chart(results: SurveyResults, directory: Path) -> FigureSet:
             "Share of most and least empathetic votes per source, 95% CI over raters; "
             "labels: votes for the source / all votes."
         )
-        _save(figure, directory, CHART_NAME, figures, caption)
+        save_figure(figure, directory, CHART_NAME, figures, caption)
     return figures
 
 
@@ -292,8 +297,7 @@ def write_results(directory: Path, results: SurveyResults) -> list[Path]:
     """results.json, results.md, reasons.csv and the chart (PNG, SVG); the paths written."""
     directory.mkdir(parents=True, exist_ok=True)
     texts = {
-        RESULTS_FILE: json.dumps(results.model_dump(mode="json"), ensure_ascii=False, indent=2)
-        + "\n",
+        RESULTS_FILE: pretty_json(results),
         RESULTS_MARKDOWN: results_markdown(results),
         REASONS_FILE: _csv_text(
             REASON_COLUMNS,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -26,9 +25,9 @@ from matplotlib.projections.polar import PolarAxes
 from empathybench.analysis.statistics import bootstrap_paired_difference
 from empathybench.analysis.summary import Interval, interval, summary_judges
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text
+from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.offline_judge import judge_label
-from empathybench.report.figures import _STYLE, FigureSet, _error_bars, _figure, _save
+from empathybench.report.figures import FIGURE_STYLE, FigureSet, error_bars, new_figure, save_figure
 from empathybench.report.tables import format_interval, markdown_table
 from empathybench.runtime.append_log import ItemKey
 from empathybench.therapy.study import HUMAN, Study
@@ -271,7 +270,7 @@ def radar_figure(report: TherapyReport, directory: Path, figures: FigureSet) -> 
     """The seed's Figure 2: one polygon per source over the three components (1–3)."""
     angles = [2 * math.pi * i / len(COMPONENTS) for i in range(len(COMPONENTS))]
     closed = [*angles, angles[0]]
-    figure = _figure(5.5, 5.0)
+    figure = new_figure(5.5, 5.0)
     axes = figure.add_subplot(projection="polar")
     assert isinstance(axes, PolarAxes)
     drawn = 0
@@ -291,17 +290,19 @@ def radar_figure(report: TherapyReport, directory: Path, figures: FigureSet) -> 
     axes.set_yticks([1.5, 2.0, 2.5, 3.0])
     axes.set_title("Empathy components by source (1 centre – 3 rim)", pad=18)
     axes.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.35, -0.12))
-    _save(figure, directory, "therapy_radar", figures, "Mean C/E/B per source (seed Figure 2).")
+    save_figure(
+        figure, directory, "therapy_radar", figures, "Mean C/E/B per source (seed Figure 2)."
+    )
 
 
 def bars_figure(report: TherapyReport, directory: Path, figures: FigureSet) -> None:
     """The same means with their 95% CIs, which the radar cannot show honestly."""
-    figure = _figure(7.5, 3.8)
+    figure = new_figure(7.5, 3.8)
     axes = figure.add_subplot()
     width = 0.8 / max(1, len(report.sources))
     for index, summary in enumerate(report.sources):
         intervals = [_measure(summary, m).estimate for m in MEASURES]
-        heights, errors = _error_bars(intervals)
+        heights, errors = error_bars(intervals)
         positions = [
             g + (index - (len(report.sources) - 1) / 2) * width for g in range(len(MEASURES))
         ]
@@ -313,14 +314,15 @@ def bars_figure(report: TherapyReport, directory: Path, figures: FigureSet) -> N
     axes.set_ylabel("mean (1–3), whiskers: 95% CI")
     axes.grid(axis="y", alpha=0.3)
     axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    _save(figure, directory, "therapy_components", figures, "C/E/B and empathy per source, 95% CI.")
+    save_figure(
+        figure, directory, "therapy_components", figures, "C/E/B and empathy per source, 95% CI."
+    )
 
 
 def write_therapy_report(report: TherapyReport, output: Path) -> tuple[list[Path], FigureSet]:
     output.mkdir(parents=True, exist_ok=True)
     files = {
-        "therapy.json": json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False)
-        + "\n",
+        "therapy.json": pretty_json(report),
         "therapy.md": therapy_markdown(report),
         "therapy.csv": therapy_csv(report),
     }
@@ -329,7 +331,7 @@ def write_therapy_report(report: TherapyReport, output: Path) -> tuple[list[Path
         atomic_write_text(output / name, text)
         written.append(output / name)
     figures = FigureSet()
-    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
+    with matplotlib.rc_context(FIGURE_STYLE):  # type: ignore[arg-type]
         radar_figure(report, output / "figures", figures)
         bars_figure(report, output / "figures", figures)
     written += [path for paths in figures.files.values() for path in paths.values()]

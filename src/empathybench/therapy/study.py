@@ -14,7 +14,6 @@ with the questions, as in the seed study. Running a model again resumes its run.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 from pydantic import Field
 
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text, read_json_record, read_records
+from empathybench.jsonl import atomic_write_text, pretty_json, read_json_record, read_records
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.run_store import RunStore, judge_slug
@@ -121,8 +120,7 @@ class Study:
         return read_json_record(self.require().directory / STUDY_FILE, StudyInfo)
 
     def write_info(self, info: StudyInfo) -> None:
-        text = json.dumps(info.model_dump(mode="json"), indent=2, ensure_ascii=False)
-        atomic_write_text(self.directory / STUDY_FILE, text + "\n")
+        atomic_write_text(self.directory / STUDY_FILE, pretty_json(info))
 
     def question_set(self) -> QuestionSet:
         info = self.info()
