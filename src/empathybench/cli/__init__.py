@@ -20,6 +20,7 @@ from empathybench.cli.scenario_commands import register as register_scenario_com
 from empathybench.cli.scorer_commands import register as register_scorer_commands
 from empathybench.cli.survey_commands import register as register_survey_commands
 from empathybench.cli.therapy_commands import register as register_therapy_commands
+from empathybench.cli.ui_commands import register as register_ui_commands
 from empathybench.errors import UserError
 
 app = typer.Typer(
@@ -53,6 +54,7 @@ register_run_commands(app)
 register_judge_commands(app)
 register_report_commands(app)
 register_scorer_commands(app)
+register_ui_commands(app)
 register_probe_commands(app)
 register_therapy_commands(app)
 register_survey_commands(app)

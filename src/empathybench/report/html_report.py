@@ -184,7 +184,7 @@ def _judge_view(judge: str, verdict: Verdict | None) -> JudgeView:
     return JudgeView(label, rows, referral, error)
 
 
-def _item_views(run: ReportRun, run_index: int) -> list[ItemView]:
+def item_views(run: ReportRun, run_index: int) -> list[ItemView]:
     scenarios = run.data.scenarios
     verdicts = run.data.verdicts
     items = {
@@ -228,7 +228,7 @@ def _run_view(run: ReportRun, run_index: int) -> RunView:
         judges=judges_text(run.summary.judges),
         manifest_json=json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False),
         openings=run.secondary.formulaicity.top_openings,
-        items=_item_views(run, run_index),
+        items=item_views(run, run_index),
     )
 
 
