@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from empathybench.judging.judge_prompt import (
     JUDGE_PROMPT_VERSION,
@@ -32,6 +34,18 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 class JudgeAnswerError(ValueError):
     """The judge's answer is not a valid judgement (the message says why, for the re-ask)."""
+
+
+class JudgeGaveUp(Exception):
+    """No valid judgement: the call failed (``error`` set) or every re-ask was invalid."""
+
+    def __init__(self, reason: str, error: CallError | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.error = error
+
+
+JudgementT = TypeVar("JudgementT")
 
 
 def extract_json_object(text: str) -> dict[str, object]:
@@ -152,10 +166,48 @@ async def judge_response(
     def unscored(reason: str) -> None:
         scores.update({d: DimensionScore(status="unscored", reason=reason) for d in dimensions})
 
-    messages = build_judge_messages(scenario, reply)
-    schema = (
-        output_schema(judged_dimensions(scenario), crisis) if settings.structured_output else None
-    )
+    def validate(data: dict[str, object]) -> tuple[dict[str, DimensionScore], bool | None]:
+        return validate_judgement(data, dimensions, crisis)
+
+    try:
+        judged, referral = await ask_judge(
+            judge,
+            build_judge_messages(scenario, reply),
+            validate,
+            schema=(
+                output_schema(judged_dimensions(scenario), crisis)
+                if settings.structured_output
+                else None
+            ),
+            reask=f"scoring every one of: {', '.join(dimensions)}",
+            settings=settings,
+            cache=cache,
+            transcript=transcript,
+        )
+    except JudgeGaveUp as failure:
+        unscored(failure.reason)
+        return finish(error=failure.error)
+    scores.update(judged)
+    return finish(referral=referral)
+
+
+async def ask_judge(
+    judge: ModelAPI,
+    messages: list[ChatMessage],
+    validate: Callable[[dict[str, object]], JudgementT],
+    *,
+    schema: dict[str, Any] | None,
+    reask: str,
+    settings: JudgeSettings,
+    cache: ResponseCache | None,
+    transcript: JudgeTranscript,
+    prompt_version: str = JUDGE_PROMPT_VERSION,
+) -> JudgementT:
+    """Ask, validate, and re-ask with the validation error, up to ``settings.max_reasks``.
+
+    ``reask`` finishes the re-ask sentence ("Reply again with only the JSON object, …").
+    Raises ``JudgeGaveUp`` with the reason when the call fails or no answer is valid.
+    """
     problem = "no answer"
     for _ in range(settings.max_reasks + 1):
         request = ModelRequest(
@@ -164,14 +216,16 @@ async def judge_response(
             json_schema=schema,
         )
         try:
-            text = await call_judge(judge, request, settings, cache, transcript)
-        except ModelCallError as error:
-            unscored(f"judge call failed: {error}")
-            return finish(
-                error=CallError(kind=error.kind, message=error.message, status=error.status)
+            text = await call_judge(
+                judge, request, settings, cache, transcript, prompt_version=prompt_version
             )
+        except ModelCallError as error:
+            raise JudgeGaveUp(
+                f"judge call failed: {error}",
+                CallError(kind=error.kind, message=error.message, status=error.status),
+            ) from None
         try:
-            judged, referral = validate_judgement(extract_json_object(text), dimensions, crisis)
+            return validate(extract_json_object(text))
         except JudgeAnswerError as error:
             problem = str(error)
             messages = [
@@ -180,16 +234,12 @@ async def judge_response(
                 ChatMessage(
                     role="user",
                     content=(
-                        f"That answer could not be used: {problem}. Reply again with only the JSON "
-                        f"object, scoring every one of: {', '.join(dimensions)}."
+                        f"That answer could not be used: {problem}. Reply again with only the "
+                        f"JSON object, {reask}."
                     ),
                 ),
             ]
-            continue
-        scores.update(judged)
-        return finish(referral=referral)
-    unscored(f"judge answer invalid after {settings.max_reasks + 1} tries: {problem}")
-    return finish()
+    raise JudgeGaveUp(f"judge answer invalid after {settings.max_reasks + 1} tries: {problem}")
 
 
 async def call_judge(

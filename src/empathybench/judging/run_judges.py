@@ -8,12 +8,8 @@ is refused unless explicitly allowed, and each judge's decision is recorded in t
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from empathybench.judging.families import check_judge
 from empathybench.judging.llm_judge import JudgeSettings, judge_response
@@ -22,6 +18,7 @@ from empathybench.models.registry import create_model
 from empathybench.runner import load_run_suite
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.cache import ResponseCache
+from empathybench.runtime.concurrency import for_each_concurrently
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.run_store import RunStore
 from empathybench.types import JudgeDecision, Response, Scenario, Verdict
@@ -117,36 +114,22 @@ async def _judge_all(
     options: JudgeRunOptions,
     cache: ResponseCache | None,
 ) -> int:
-    work = iter(pending)
-    done = 0
-    progress = Progress(
-        TextColumn(f"[bold]judging with {judge.spec.id}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=not options.show_progress,
+    async def judge_one(key: ItemKey) -> None:
+        verdict = await judge_response(
+            judge,
+            scenarios[key[0]],
+            responses[key].text or "",
+            run_id=run_id,
+            epoch=key[1],
+            settings=options.settings,
+            cache=cache,
+        )
+        log.append(verdict)
+
+    return await for_each_concurrently(
+        pending,
+        judge_one,
+        description=f"judging with {judge.spec.id}",
+        max_connections=options.max_connections,
+        show_progress=options.show_progress,
     )
-
-    async def worker() -> None:
-        nonlocal done
-        for key in work:
-            response = responses[key]
-            verdict = await judge_response(
-                judge,
-                scenarios[key[0]],
-                response.text or "",
-                run_id=run_id,
-                epoch=key[1],
-                settings=options.settings,
-                cache=cache,
-            )
-            log.append(verdict)
-            done += 1
-            progress.advance(task)
-
-    with progress:
-        task = progress.add_task("judge", total=len(pending))
-        workers = min(options.max_connections, max(len(pending), 1))
-        await asyncio.gather(*(worker() for _ in range(workers)))
-    return done

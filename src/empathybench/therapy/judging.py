@@ -10,12 +10,8 @@ regression head): approximate, but it needs no key and no network.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from empathybench.judging.families import check_judge
 from empathybench.judging.llm_judge import JudgeSettings
@@ -24,6 +20,7 @@ from empathybench.models.base import ModelAPI, ModelSpec
 from empathybench.models.registry import create_model
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.cache import ResponseCache
+from empathybench.runtime.concurrency import for_each_concurrently
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.run_store import RunStore
 from empathybench.therapy.llm_judge import judge_therapy_answer
@@ -187,37 +184,23 @@ async def _judge_all(
     *,
     label: str,
 ) -> int:
-    work: Iterator[SourceAnswer] = iter(pending)
-    done = 0
-    progress = Progress(
-        TextColumn(f"[bold]judging {label}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=not options.show_progress,
-    )
-
-    async def worker() -> None:
-        nonlocal done
-        for answer in work:
-            verdict = await judge_therapy_answer(
-                judge,
-                questions[answer.question_id].question,
-                answer.text,
-                source=answer.source,
-                question_id=answer.question_id,
-                epoch=answer.epoch,
-                settings=options.settings,
-                cache=cache,
-            )
-            log.append(verdict)
-            done += 1
-            progress.advance(task)
-
-    with progress:
-        task = progress.add_task("judge", total=len(pending))
-        await asyncio.gather(
-            *(worker() for _ in range(min(options.max_connections, max(len(pending), 1))))
+    async def judge_one(answer: SourceAnswer) -> None:
+        verdict = await judge_therapy_answer(
+            judge,
+            questions[answer.question_id].question,
+            answer.text,
+            source=answer.source,
+            question_id=answer.question_id,
+            epoch=answer.epoch,
+            settings=options.settings,
+            cache=cache,
         )
-    return done
+        log.append(verdict)
+
+    return await for_each_concurrently(
+        pending,
+        judge_one,
+        description=f"judging {label}",
+        max_connections=options.max_connections,
+        show_progress=options.show_progress,
+    )

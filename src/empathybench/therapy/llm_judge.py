@@ -14,12 +14,12 @@ import json
 from empathybench.judging.judge_prompt import neutralise, reply_tag
 from empathybench.judging.llm_judge import (
     JudgeAnswerError,
+    JudgeGaveUp,
     JudgeSettings,
     JudgeTranscript,
-    call_judge,
-    extract_json_object,
+    ask_judge,
 )
-from empathybench.models.base import GenerationParams, ModelAPI, ModelCallError, ModelRequest
+from empathybench.models.base import ModelAPI
 from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.provenance import now_iso
 from empathybench.therapy.rubric import THERAPY_RUBRIC, THERAPY_RUBRIC_VERSION
@@ -135,44 +135,18 @@ async def judge_therapy_answer(
     def unscored(reason: str) -> dict[str, ComponentScore]:
         return {name: ComponentScore(status="unscored", reason=reason) for name in COMPONENTS}
 
-    messages = build_therapy_judge_messages(question, answer)
-    schema = therapy_output_schema() if settings.structured_output else None
-    problem = "no answer"
-    for _ in range(settings.max_reasks + 1):
-        request = ModelRequest(
-            messages=messages,
-            params=GenerationParams(temperature=0.0, max_tokens=settings.max_tokens),
-            json_schema=schema,
+    try:
+        scores = await ask_judge(
+            judge,
+            build_therapy_judge_messages(question, answer),
+            validate_therapy_judgement,
+            schema=therapy_output_schema() if settings.structured_output else None,
+            reask="rating cognitive, emotional and behavioral 1, 2 or 3",
+            settings=settings,
+            cache=cache,
+            transcript=transcript,
+            prompt_version=THERAPY_JUDGE_PROMPT_VERSION,
         )
-        try:
-            text = await call_judge(
-                judge,
-                request,
-                settings,
-                cache,
-                transcript,
-                prompt_version=THERAPY_JUDGE_PROMPT_VERSION,
-            )
-        except ModelCallError as error:
-            return finish(
-                unscored(f"judge call failed: {error}"),
-                CallError(kind=error.kind, message=error.message, status=error.status),
-            )
-        try:
-            return finish(validate_therapy_judgement(extract_json_object(text)))
-        except JudgeAnswerError as error:
-            problem = str(error)
-            messages = [
-                *messages,
-                ChatMessage(role="assistant", content=text or "(empty)"),
-                ChatMessage(
-                    role="user",
-                    content=(
-                        f"That answer could not be used: {problem}. Reply again with only the "
-                        "JSON object, rating cognitive, emotional and behavioral 1, 2 or 3."
-                    ),
-                ),
-            ]
-    return finish(
-        unscored(f"judge answer invalid after {settings.max_reasks + 1} tries: {problem}")
-    )
+    except JudgeGaveUp as failure:
+        return finish(unscored(failure.reason), failure.error)
+    return finish(scores)
