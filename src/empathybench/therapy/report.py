@@ -285,9 +285,13 @@ def radar_figure(report: TherapyReport, directory: Path, figures: FigureSet) -> 
     if not drawn:
         figures.skipped["therapy_radar"] = "no source has all three components scored"
         return
+    axes.set_theta_offset(math.pi / 2)  # cognitive at the top, then clockwise
+    axes.set_theta_direction(-1)
     axes.set_xticks(angles, [TITLES[name] for name in COMPONENTS])
+    axes.tick_params(axis="x", pad=14)
     axes.set_ylim(1.0, 3.0)
     axes.set_yticks([1.5, 2.0, 2.5, 3.0])
+    axes.set_rlabel_position(180)  # the scale runs down between the two lower axes
     axes.set_title("Empathy components by source (1 centre – 3 rim)", pad=18)
     axes.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.35, -0.12))
     save_figure(
