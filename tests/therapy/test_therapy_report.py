@@ -4,7 +4,11 @@ import pytest
 
 from empathybench.errors import UserError
 from empathybench.runtime.provenance import now_iso
-from empathybench.therapy.report import build_therapy_report, write_therapy_report
+from empathybench.therapy.report import (
+    build_therapy_report,
+    repeated_trigram_share,
+    write_therapy_report,
+)
 from empathybench.therapy.study import HUMAN, Study
 from empathybench.therapy.verdicts import COMPONENTS, ComponentScore, TherapyVerdict
 from tests.fakes.cli_process import run_cli
@@ -99,3 +103,20 @@ def test_report_command_prints_the_table(study: Study) -> None:
     assert (study.directory / "report" / "therapy.md").is_file()
     missing = run_cli("therapy", "report", "--study", str(study.directory / "nope"))
     assert missing.returncode == 2 and "not a therapy study" in missing.stderr
+
+
+def test_repetition_is_measured_within_an_answer() -> None:
+    assert repeated_trigram_share(["i", "am", "here", "for", "you"]) == 0.0
+    looping = ["i", "am", "here", "i", "am", "here", "i", "am", "here"]  # 7 trigrams, 3 distinct
+    assert repeated_trigram_share(looping) == pytest.approx(4 / 7)
+    assert repeated_trigram_share(["too", "short"]) == 0.0
+
+
+def test_report_gives_answer_length_beside_the_scores(study: Study) -> None:
+    write_verdicts(study)
+    report = build_therapy_report(study)
+    human = next(s for s in report.sources if s.source == HUMAN)
+    assert human.text is not None
+    # The references of the tiny study: "Study.", "Get a new dog.", "Join a club."
+    assert human.text.words.mean == pytest.approx((1 + 4 + 3) / 3)
+    assert human.text.repeated_trigrams.mean == 0.0

@@ -194,6 +194,7 @@ def _report(
     from empathybench.therapy.report import (
         REPORT_DIR,
         build_therapy_report,
+        text_shape_rows,
         therapy_table_rows,
         write_therapy_report,
     )
@@ -210,6 +211,13 @@ def _report(
     for row in rows:
         table.add_row(*row)
     console.print(table)
+    shape_header, shape_rows = text_shape_rows(report)
+    shape = Table(title="answer length and repetition (context, not empathy scores)")
+    for column in shape_header:
+        shape.add_column(column, overflow="fold", no_wrap=column == "source")
+    for row in shape_rows:
+        shape.add_row(*row)
+    console.print(shape)
     written, figures = write_therapy_report(report, out or study / REPORT_DIR)
     for name, reason in figures.skipped.items():
         console.print(f"figure {name} skipped: {reason}", highlight=False)

@@ -7,7 +7,8 @@ mean of the judges that scored it; LLM judges and the offline scorer are never m
 judges are used when there are any, as in the benchmark's summaries. Each model is also
 compared with the human answers on the questions both answered (paired difference of the
 empathy mean, with its CI and a bootstrap p-value). Unscored components are counted, never
-averaged in.
+averaged in. Beside the scores, and never mixed into them: each source's answer length and
+repetition (repeated trigrams within an answer, distinct bigrams across answers).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 import matplotlib
 from matplotlib.projections.polar import PolarAxes
 
+from empathybench.analysis.secondary_metrics import distinct_n, words
 from empathybench.analysis.statistics import bootstrap_paired_difference
 from empathybench.analysis.summary import Interval, interval, summary_judges
 from empathybench.errors import UserError
@@ -30,7 +32,7 @@ from empathybench.judging.offline_judge import judge_label
 from empathybench.report.figures import FIGURE_STYLE, FigureSet, error_bars, new_figure, save_figure
 from empathybench.report.tables import format_interval, markdown_table
 from empathybench.runtime.append_log import ItemKey
-from empathybench.therapy.study import HUMAN, Study
+from empathybench.therapy.study import HUMAN, SourceAnswer, Study
 from empathybench.therapy.verdicts import COMPONENTS, TherapyVerdict
 from empathybench.types import SCHEMA_VERSION, Record
 
@@ -57,11 +59,23 @@ class HumanComparison(Record):
     p_value: float
 
 
+class TextShape(Record):
+    """How long and how repetitive a source's answers are: context for the empathy scores
+    (the offline scorer, for one, does not penalise an answer that loops)."""
+
+    words: Interval
+    repeated_trigrams: Interval
+    """Share of an answer's word trigrams that already occurred earlier in the same answer."""
+    distinct_2: float | None
+    """Distinct word bigrams over all bigrams of the source's answers (pooled)."""
+
+
 class SourceSummary(Record):
     source: str
     answers: int
     measures: list[MeasureSummary]
     versus_human: HumanComparison | None = None
+    text: TextShape | None = None
 
 
 class TherapyReport(Record):
@@ -123,6 +137,22 @@ def _source_scores(study: Study, source: str, judges: list[str]) -> list[_Answer
     return [_answer_scores(verdicts, key[0]) for key, verdicts in sorted(by_key.items())]
 
 
+def repeated_trigram_share(tokens: list[str]) -> float:
+    """Share of the trigrams of one answer that repeat an earlier trigram of that answer."""
+    grams = [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
+    return (len(grams) - len(set(grams))) / len(grams) if grams else 0.0
+
+
+def text_shape(answers: list[SourceAnswer], seed: int) -> TextShape:
+    tokens = [words(answer.text) for answer in answers]
+    questions = [answer.question_id for answer in answers]
+    return TextShape(
+        words=interval([float(len(t)) for t in tokens], questions, seed),
+        repeated_trigrams=interval([repeated_trigram_share(t) for t in tokens], questions, seed),
+        distinct_2=distinct_n(tokens, 2),
+    )
+
+
 def _per_question(scores: list[_AnswerScores]) -> dict[str, float]:
     """Empathy mean per question (epochs averaged), for the paired comparison."""
     grouped: dict[str, list[float]] = defaultdict(list)
@@ -182,6 +212,7 @@ def build_therapy_report(
                 answers=len(answers[source]),
                 measures=measures,
                 versus_human=comparison,
+                text=text_shape(list(answers[source].values()), seed),
             )
         )
     rubrics = sorted(
@@ -239,15 +270,40 @@ def therapy_table_rows(report: TherapyReport) -> tuple[list[str], list[list[str]
     return header, rows
 
 
+def text_shape_rows(report: TherapyReport) -> tuple[list[str], list[list[str]]]:
+    header = ["source", "words per answer", "repeated trigrams (within an answer)", "distinct-2"]
+    rows = []
+    for summary in report.sources:
+        if summary.text is None:
+            continue
+        shape = summary.text
+        distinct = "–" if shape.distinct_2 is None else f"{shape.distinct_2:.3f}"
+        rows.append(
+            [
+                summary.source,
+                format_interval(shape.words, 0),
+                format_interval(shape.repeated_trigrams, 3),
+                distinct,
+            ]
+        )
+    return header, rows
+
+
 def therapy_markdown(report: TherapyReport) -> str:
     header, rows = therapy_table_rows(report)
+    shape_header, shape_rows = text_shape_rows(report)
     judges = ", ".join(judge_label(j) for j in report.judges)
     return (
         f"# Therapy track: {report.questions}\n\n"
         f"Judges: {judges}; rubric {', '.join(report.rubric_versions)}. Scores 1 (absent) to "
         f"3 (strong), mean [95% bootstrap CI over questions, seed {report.seed}]. "
         "'empathy − human' is the paired difference of the empathy mean on the questions "
-        "both answered.\n\n" + markdown_table(header, rows) + "\n"
+        "both answered.\n\n"
+        + markdown_table(header, rows)
+        + "\n\n## Answer length and repetition\n\nNot empathy measures: context for the scores "
+        "above (a looping answer can still sound warm to a scorer).\n\n"
+        + markdown_table(shape_header, shape_rows)
+        + "\n"
     )
 
 
