@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from empathybench.csv_cells import spreadsheet_safe
 from empathybench.errors import UserError
 from empathybench.scorer import EmpathyScores
-from empathybench.ui.flagging import FLAG_COLUMNS, FlagLog, spreadsheet_safe
+from empathybench.ui.flagging import FLAG_COLUMNS, FlagLog
 from empathybench.ui.scoring import ScoredText, flag
 
 SCORES = EmpathyScores(cognitive=2.5, emotional=1.25, behavioral=3.0, empathy=2.25)

@@ -23,6 +23,7 @@ from pathlib import Path
 import matplotlib
 
 from empathybench.analysis.summary import Interval, interval
+from empathybench.csv_cells import from_spreadsheet, spreadsheet_safe
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.report.figures import (
@@ -56,7 +57,6 @@ EXPORT_COLUMNS = (
 REQUIRED_IMPORT_COLUMNS = ("rater_id", "question_id", "most", "least")
 OPTIONAL_IMPORT_COLUMNS = ("reason", "voted_at", "survey_id")
 REASON_COLUMNS = ("rater_id", "question_id", "question", "most_source", "least_source", "reason")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _LETTER = re.compile(r"^\s*(?:(?:answer|response|option)\s+)?([A-Za-z])\s*[.)]?\s*$", re.I)
 
 
@@ -196,26 +196,11 @@ def _mean(values: Sequence[float]) -> float:
 # --- writing results --------------------------------------------------------------------
 
 
-def _escape_cell(value: str) -> str:
-    """Defuse spreadsheet formulas: a leading ' stops =, +, -, @ being evaluated.
-
-    Cells that already start with quotes before a formula character get one more quote, so
-    ``_unescape_cell`` can undo exactly what was added and CSV round trips are lossless.
-    """
-    return "'" + value if value.lstrip("'").startswith(_FORMULA_START) else value
-
-
-def _unescape_cell(value: str) -> str:
-    if value.startswith("'") and value[1:].lstrip("'").startswith(_FORMULA_START):
-        return value[1:]
-    return value
-
-
 def _csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL)
     writer.writerow(header)
-    writer.writerows([_escape_cell(cell) for cell in row] for row in rows)
+    writer.writerows([spreadsheet_safe(cell) for cell in row] for row in rows)
     return buffer.getvalue()
 
 
@@ -362,7 +347,7 @@ def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
         rows = []
         for values in reader:
             if any(value.strip() for value in values):
-                cells = [_unescape_cell(value) for value in values]
+                cells = [from_spreadsheet(value) for value in values]
                 rows.append((reader.line_num, dict(zip(header, cells, strict=False))))
     except csv.Error as error:
         raise UserError(f"{path}: not a valid CSV file (line {reader.line_num}: {error})") from None

@@ -14,6 +14,7 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
+from empathybench.csv_cells import spreadsheet_safe
 from empathybench.errors import UserError
 from empathybench.scorer import EmpathyScores
 
@@ -26,13 +27,6 @@ FLAG_COLUMNS = (
     "empathy",
     "scorer",
 )
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""Leading characters that make Excel, LibreOffice or Sheets treat a cell as a formula."""
-
-
-def spreadsheet_safe(cell: str) -> str:
-    """``cell`` as inert text: a leading formula character gets a ``'`` in front."""
-    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
 
 
 def _header_line() -> str:
