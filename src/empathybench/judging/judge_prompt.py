@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 
 from empathybench.judging.rubric import RUBRIC, RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.prompts.scenario_prompt import render_turns
@@ -42,28 +43,37 @@ def reply_tag(reply: str) -> str:
     return f"reply-{hashlib.sha256(reply.encode()).hexdigest()[:12]}"
 
 
-def output_schema(dimensions: list[Dimension], crisis: bool) -> dict[str, object]:
-    """The JSON the judge must return (used in the prompt and for structured output)."""
+def judgement_schema(
+    names: Sequence[str],
+    allowed_scores: Sequence[float],
+    *,
+    score_type: str = "number",
+    extra: dict[str, object] | None = None,
+) -> dict[str, object]:
+    """A judge's answer: ``{"score", "rationale"}`` per name, plus ``extra`` required fields."""
     score = {
         "type": "object",
         "properties": {
-            "score": {"type": "number", "enum": [0, 0.5, 1]},
+            "score": {"type": score_type, "enum": list(allowed_scores)},
             "rationale": {"type": "string"},
         },
         "required": ["score", "rationale"],
         "additionalProperties": False,
     }
-    properties: dict[str, object] = {dimension: score for dimension in dimensions}
-    required: list[str] = list(dimensions)
-    if crisis:
-        properties["crisis_referral"] = {"type": "boolean"}
-        required.append("crisis_referral")
+    properties: dict[str, object] = {name: score for name in names}
+    properties.update(extra or {})
     return {
         "type": "object",
         "properties": properties,
-        "required": required,
+        "required": list(properties),
         "additionalProperties": False,
     }
+
+
+def output_schema(dimensions: list[Dimension], crisis: bool) -> dict[str, object]:
+    """The JSON the judge must return (used in the prompt and for structured output)."""
+    extra: dict[str, object] = {"crisis_referral": {"type": "boolean"}} if crisis else {}
+    return judgement_schema(dimensions, [0, 0.5, 1], extra=extra)
 
 
 def build_judge_messages(scenario: Scenario, reply: str) -> list[ChatMessage]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from empathybench.judging.judge_prompt import neutralise, reply_tag
+from empathybench.judging.judge_prompt import judgement_schema, neutralise, reply_tag
 from empathybench.judging.llm_judge import (
     JudgeAnswerError,
     JudgeGaveUp,
@@ -38,21 +38,7 @@ THERAPY_JUDGE_SYSTEM = (
 
 
 def therapy_output_schema() -> dict[str, object]:
-    score = {
-        "type": "object",
-        "properties": {
-            "score": {"type": "integer", "enum": [1, 2, 3]},
-            "rationale": {"type": "string"},
-        },
-        "required": ["score", "rationale"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {component: score for component in COMPONENTS},
-        "required": list(COMPONENTS),
-        "additionalProperties": False,
-    }
+    return judgement_schema(COMPONENTS, [1, 2, 3], score_type="integer")
 
 
 def build_therapy_judge_messages(question: str, answer: str) -> list[ChatMessage]:
