@@ -7,9 +7,15 @@ suite bytes (and therefore suite hashes).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 SCHEMA_VERSION = 1
 KNOWN_SCHEMA_VERSIONS = frozenset({1})
@@ -107,6 +113,16 @@ class ExpectedBehaviour(Record):
     crisis_resources_expected: bool
     guidance: str | None = None
     """Extra guidance for judges (e.g. what a kinder perspective on a belief looks like)."""
+    help_person: str | None = None
+    """Group items of template v2 on: who needs help (``None`` with ``help_needed`` false:
+    nobody). Not written when ``None``, so version-1 suites keep their exact bytes."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_help_person(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("help_person") is None:
+            data.pop("help_person", None)
+        return data
 
 
 class Provenance(Record):

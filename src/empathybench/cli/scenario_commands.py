@@ -14,8 +14,7 @@ from rich.table import Table
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
-from empathybench.scenarios.generator import DEFAULT_MIX, KIND_CODES, generate_records
-from empathybench.scenarios.space import build_space
+from empathybench.scenarios.generator import KIND_CODES, generate_records, space_report
 from empathybench.scenarios.suites import (
     bundled_suites,
     file_sha256,
@@ -28,10 +27,11 @@ from empathybench.scenarios.validation import validate_file
 from empathybench.types import LETTERS, SCENARIO_KINDS, ScenarioKind
 
 
-def parse_kinds(text: str | None) -> dict[ScenarioKind, float]:
-    """``a,b`` (equal weights) or ``a=3,b=1`` (weights) into a kind mix."""
+def parse_kinds(text: str | None) -> dict[ScenarioKind, float] | None:
+    """``a,b`` (equal weights) or ``a=3,b=1`` (weights) into a kind mix (None: the default
+    composition of the template version)."""
     if not text:
-        return dict(DEFAULT_MIX)
+        return None
     mix: dict[ScenarioKind, float] = {}
     for part in text.split(","):
         name, _, weight = part.strip().partition("=")
@@ -186,15 +186,16 @@ def _space(
     table.add_column("content frames", justify="right")
     table.add_column("distinct prompts", justify="right")
     total = frames = 0
-    for kind, space in build_space(template_version).items():
-        table.add_row(kind, f"{len(space.frames):,}", f"{space.size:,}")
-        total += space.size
-        frames += len(space.frames)
+    for kind, (kind_frames, distinct) in space_report(template_version).items():
+        table.add_row(kind, f"{kind_frames:,}", f"{distinct:,}")
+        total += distinct
+        frames += kind_frames
     table.add_row("[bold]all[/]", f"{frames:,}", f"{total:,}")
     console.print(table)
     console.print(
-        "content frames: distinct situation/belief × location × goal × emotion "
-        "choices; distinct prompts also vary names, roles, cue lines and options."
+        "content frames: distinct content choices (v1: situation/belief × location × goal × "
+        "emotion; v2: episode × person asked about × belief/crisis); distinct prompts also "
+        "vary names, roles, phrasings, cues, speaking order and options."
     )
 
 

@@ -139,3 +139,18 @@ RUBRIC: dict[Dimension, DimensionRubric] = {
 
 def applies(kind: ScenarioKind, dimension: Dimension) -> bool:
     return dimension in APPLICABLE_DIMENSIONS[kind]
+
+
+def item_dimensions(kind: ScenarioKind, help_needed: bool, negative: bool) -> list[Dimension]:
+    """The dimensions that apply to one template-v2 item (in ``DIMENSIONS`` order).
+
+    Version 1 applied a fixed list per kind because help and valence followed from the kind.
+    From version 2 they do not: Willingness To Help applies exactly when help is needed, and
+    Cheering Up when the person the reply is for feels bad (never inside a role-play).
+    """
+    chosen = set(APPLICABLE_DIMENSIONS[kind]) - {"willingness_to_help", "cheering_up"}
+    if help_needed:
+        chosen.add("willingness_to_help")
+    if negative and kind != "harmful_belief_roleplay":
+        chosen.add("cheering_up")
+    return [dimension for dimension in DIMENSIONS if dimension in chosen]

@@ -11,6 +11,10 @@ from collections.abc import Sequence
 from empathybench.types import LETTERS, ChatMessage, ScenarioKind, Setting, Turn
 
 PROMPT_VERSION = "scenario-prompt-v1"
+# Version 2 (template v2 on): the group question no longer presupposes that someone needs
+# support; it asks about a named person's emotion and whether anyone, and who, needs help.
+PROMPT_VERSION_V2 = "scenario-prompt-v2"
+PROMPT_VERSIONS = (PROMPT_VERSION, PROMPT_VERSION_V2)
 
 SYSTEM_PROMPT = (
     "You are taking part in a social-awareness exercise. You will read a short scene and answer "
@@ -32,6 +36,15 @@ _GROUP_ANSWER_FORMAT = (
 )
 
 
+_GROUP_ANSWER_FORMAT_V2 = (
+    "Answer in exactly this format:\n"
+    "EMOTION: <A, B or C>\n"
+    "NEEDS_HELP: <yes or no>\n"
+    "PERSON: <name, or nobody>\n"
+    "REPLY: <what you would say or do>"
+)
+
+
 def render_turns(turns: Sequence[tuple[str, str]]) -> str:
     """Narration as is; speech as ``Name: "text"``."""
     return "\n".join(
@@ -46,13 +59,25 @@ def render_prompt(
     turns: Sequence[tuple[str, str]],
     focus_person: str,
     options: Sequence[str],
+    prompt_version: str = PROMPT_VERSION,
 ) -> tuple[str, str]:
     """The exact (system, user) texts for one scenario."""
+    if prompt_version not in PROMPT_VERSIONS:
+        raise ValueError(f"unknown prompt version {prompt_version!r}")
     option_lines = "\n".join(
         f"{letter}) {option}" for letter, option in zip(LETTERS, options, strict=False)
     )
     setting = f"Setting: {scene}. You are {helper_role}.\n\n{render_turns(turns)}"
-    if kind == "group":
+    if kind == "group" and prompt_version == PROMPT_VERSION_V2:
+        questions = (
+            f"1. Which emotion is {focus_person} most likely feeling right now?\n"
+            f"{option_lines}\n"
+            "2. Does anyone here need help from you right now? Answer yes or no.\n"
+            "3. If so, who? Give their name, or nobody.\n"
+            "4. What would you say or do? Write your actual words.\n\n"
+            f"{_GROUP_ANSWER_FORMAT_V2}"
+        )
+    elif kind == "group":
         questions = (
             "1. One person here could use some support from you. Who is it?\n"
             "2. Which emotion is that person most likely feeling right now?\n"
@@ -81,6 +106,7 @@ def render_messages(
     dialogue: Sequence[Turn],
     focus_person: str,
     options: Sequence[str],
+    prompt_version: str = PROMPT_VERSION,
 ) -> list[ChatMessage]:
     """``render_prompt`` for typed scenario parts, as chat messages."""
     system, user = render_prompt(
@@ -90,5 +116,6 @@ def render_messages(
         [(turn.speaker, turn.text) for turn in dialogue],
         focus_person,
         options,
+        prompt_version,
     )
     return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]

@@ -20,6 +20,10 @@ from typing import Any
 from empathybench.errors import UserError
 from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, render_prompt
+from empathybench.scenarios.episode_models import EpisodeTemplateSet
+from empathybench.scenarios.episode_rendering import build_episode_record
+from empathybench.scenarios.episode_space import build_episode_space, distinct_prompts
+from empathybench.scenarios.episode_templates import EPISODE_VERSIONS, load_episode_templates
 from empathybench.scenarios.permutation import IndexPermutation, Stream, derive_key
 from empathybench.scenarios.rendering import render_content
 from empathybench.scenarios.space import KindSpace, build_space, distractor_table
@@ -45,6 +49,22 @@ DEFAULT_MIX: dict[ScenarioKind, float] = {
     "crisis": 8,
     "group": 16,
 }
+
+# The standard composition of template v2 on: more positive items (now a mix of help and no
+# help), fewer always-help kinds, so help answers can balance across the suite.
+EPISODE_MIX: dict[ScenarioKind, float] = {
+    "emotion_support": 40,
+    "positive_control": 20,
+    "harmful_belief": 8,
+    "harmful_belief_roleplay": 8,
+    "crisis": 6,
+    "group": 18,
+}
+
+
+def default_mix(template_version: str) -> dict[ScenarioKind, float]:
+    return dict(EPISODE_MIX if template_version in EPISODE_VERSIONS else DEFAULT_MIX)
+
 
 KIND_CODES: dict[ScenarioKind, str] = {
     "emotion_support": "es",
@@ -139,14 +159,48 @@ def build_record(
     }
 
 
+def build_episode_item(
+    kind: ScenarioKind,
+    space: KindSpace,
+    index: int,
+    letter_index: int,
+    seed: int,
+    rank: int,
+    templates: EpisodeTemplateSet,
+) -> dict[str, Any]:
+    """The combination at ``index`` of an episode version's ``kind`` space, as a record."""
+    frame, digits = space.decode(index)
+    record = build_episode_record(kind, frame, digits, letter_index, templates)
+    digest = prompt_digest([(m["role"], m["content"]) for m in record["messages"]])
+    record["id"] = f"{KIND_CODES[kind]}-{digest[:16]}"
+    record["provenance"] = {
+        "seed": seed,
+        "rank": rank,
+        "space_index": index,
+        "templates": record["provenance"]["templates"],
+    }
+    return record
+
+
+# Kinds whose help answer the v2 generator balances (yes/no alternate by rank). Harmful
+# beliefs and crises always need help, so they are not balanced.
+HELP_BALANCED_KINDS: frozenset[ScenarioKind] = frozenset(
+    {"emotion_support", "positive_control", "harmful_belief_roleplay", "group"}
+)
+# How many candidates a balanced stream may skip looking for the wanted help answer before
+# it takes what it finds (a kind whose templates cannot give one answer stays unbalanced).
+MAX_HELP_SKIPS = 64
+
+
 @dataclass
 class _KindStream:
-    """Walks one kind's permuted space, producing records with balanced letters."""
+    """Walks one kind's permuted space, producing records with balanced letters (and, for
+    episode versions, balanced help answers)."""
 
     kind: ScenarioKind
     space: KindSpace
     seed: int
-    templates: TemplateSet
+    templates: TemplateSet | EpisodeTemplateSet
     seen: set[str]
 
     def __post_init__(self) -> None:
@@ -154,18 +208,38 @@ class _KindStream:
             self.space.size, derive_key(self.seed, "kind", self.kind)
         )
         self._letter_offset = derive_key(self.seed, "letters", self.kind) % len(LETTERS)
+        self._help_offset = derive_key(self.seed, "help", self.kind) % 2
+        self._balance_help = (
+            isinstance(self.templates, EpisodeTemplateSet) and self.kind in HELP_BALANCED_KINDS
+        )
         self._position = 0
         self.rank = 0
 
+    def _build(self, index: int, letter: int) -> dict[str, Any]:
+        if isinstance(self.templates, EpisodeTemplateSet):
+            return build_episode_item(
+                self.kind, self.space, index, letter, self.seed, self.rank, self.templates
+            )
+        return build_record(
+            self.kind, self.space, index, letter, self.seed, self.rank, self.templates
+        )
+
     def next(self) -> dict[str, Any]:
+        wanted = (self.rank + self._help_offset) % 2 == 0
+        skipped = 0
         while self._position < self.space.size:
             index = self._permutation[self._position]
             self._position += 1
             letter = (self.rank + self._letter_offset) % len(LETTERS)
-            record = build_record(
-                self.kind, self.space, index, letter, self.seed, self.rank, self.templates
-            )
+            record = self._build(index, letter)
             if record["id"] in self.seen:
+                continue
+            if (
+                self._balance_help
+                and record["expected"]["help_needed"] != wanted
+                and skipped < MAX_HELP_SKIPS
+            ):
+                skipped += 1
                 continue
             self.seen.add(record["id"])
             self.rank += 1
@@ -175,8 +249,32 @@ class _KindStream:
         )
 
 
+def _spaces(template_version: str) -> dict[ScenarioKind, KindSpace]:
+    if template_version in EPISODE_VERSIONS:
+        return build_episode_space(template_version)
+    return build_space(template_version)
+
+
+def _templates(template_version: str) -> TemplateSet | EpisodeTemplateSet:
+    if template_version in EPISODE_VERSIONS:
+        return load_episode_templates(template_version)
+    return load_templates(template_version)
+
+
 def space_sizes(template_version: str = DEFAULT_TEMPLATE_VERSION) -> dict[ScenarioKind, int]:
-    return {kind: space.size for kind, space in build_space(template_version).items()}
+    return {kind: space.size for kind, space in _spaces(template_version).items()}
+
+
+def space_report(
+    template_version: str = DEFAULT_TEMPLATE_VERSION,
+) -> dict[ScenarioKind, tuple[int, int]]:
+    """Per kind: content frames and distinct prompts the templates can produce."""
+    spaces = _spaces(template_version)
+    if template_version in EPISODE_VERSIONS:
+        distinct = distinct_prompts(template_version)
+    else:
+        distinct = {kind: space.size for kind, space in spaces.items()}
+    return {kind: (len(space.frames), distinct[kind]) for kind, space in spaces.items()}
 
 
 def generate_records(
@@ -188,9 +286,9 @@ def generate_records(
     """Yield ``n`` distinct scenario records for ``seed``, lazily (flat memory in ``n``)."""
     if not 0 <= seed <= MAX_SEED:
         raise UserError(f"seed must be between 0 and {MAX_SEED}, got {seed}")
-    counts = kind_counts(n, DEFAULT_MIX if mix is None else mix)
-    templates = load_templates(template_version)
-    spaces = build_space(template_version)
+    counts = kind_counts(n, default_mix(template_version) if mix is None else mix)
+    templates = _templates(template_version)
+    spaces = _spaces(template_version)
     for kind, count in counts.items():
         if count > spaces[kind].size:
             raise SpaceTooSmallError(

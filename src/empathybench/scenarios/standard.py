@@ -13,8 +13,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from empathybench.prompts.scenario_prompt import PROMPT_VERSION
-from empathybench.scenarios.generator import DEFAULT_MIX, GENERATOR_VERSION, generate_records
+from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSION_V2
+from empathybench.scenarios.episode_templates import EPISODE_VERSIONS, episode_templates_sha256
+from empathybench.scenarios.generator import (
+    DEFAULT_MIX,
+    EPISODE_MIX,
+    GENERATOR_VERSION,
+    generate_records,
+)
 from empathybench.scenarios.suites import SUITES_INDEX, suites_dir, write_scenarios
 from empathybench.scenarios.templates import templates_sha256
 from empathybench.types import ScenarioKind, SuiteInfo
@@ -42,7 +48,21 @@ STANDARD_V1 = SuiteRecipe(
     template_version="v1",
 )
 
-RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1,)
+STANDARD_V2 = SuiteRecipe(
+    name="standard-v2",
+    description=(
+        "The frozen 100-item standard set of template v2 (appraisal-grounded episodes: the "
+        "options are three people's emotions and only who-did-what tells them apart): "
+        "40 emotion_support, 20 positive_control, 8 harmful_belief, 8 harmful_belief_roleplay, "
+        "6 crisis, 18 group."
+    ),
+    n=100,
+    seed=2718,
+    mix=dict(EPISODE_MIX),
+    template_version="v2",
+)
+
+RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1, STANDARD_V2)
 
 
 def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:
@@ -62,8 +82,14 @@ def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:
         kinds=dict(sorted(summary.kinds.items())),
         letters=dict(sorted(summary.letters.items())),
         template_version=recipe.template_version,
-        template_sha256=templates_sha256(recipe.template_version),
-        prompt_version=PROMPT_VERSION,
+        template_sha256=(
+            episode_templates_sha256(recipe.template_version)
+            if recipe.template_version in EPISODE_VERSIONS
+            else templates_sha256(recipe.template_version)
+        ),
+        prompt_version=PROMPT_VERSION_V2
+        if recipe.template_version in EPISODE_VERSIONS
+        else PROMPT_VERSION,
         generator_version=GENERATOR_VERSION,
     )
 

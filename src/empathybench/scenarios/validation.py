@@ -14,7 +14,9 @@ from pathlib import Path
 from empathybench.errors import UserError
 from empathybench.jsonl import RecordFormatError, parse_record
 from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
-from empathybench.prompts.scenario_prompt import PROMPT_VERSION, render_messages
+from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_messages
+from empathybench.scenarios.episode_templates import EPISODE_VERSIONS
+from empathybench.scenarios.episode_validation import check_episode_scenario
 from empathybench.scenarios.generator import KIND_CODES, prompt_digest
 from empathybench.scenarios.space import CONVERSATION_TAGS, distractor_table
 from empathybench.scenarios.template_models import TemplateSet
@@ -99,8 +101,45 @@ def _compatibility(scenario: Scenario, templates: TemplateSet) -> list[str]:
     return found
 
 
-def check_scenario(scenario: Scenario) -> list[str]:
-    """Every problem with one scenario on its own (uniqueness is checked per file)."""
+def _check_common(scenario: Scenario) -> list[str]:
+    """Checks every template version shares: slots, options, rendering, id."""
+    found: list[str] = []
+    texts = [turn.text for turn in scenario.dialogue] + [m.content for m in scenario.messages]
+    texts += [scenario.setting.scene, scenario.setting.helper_role]
+    if any(UNFILLED_SLOT.search(text) for text in texts):
+        found.append("a template slot was left unfilled")
+    options = scenario.options
+    if len(set(options)) != len(options):
+        found.append("options are not distinct")
+    if scenario.correct_option != scenario.emotion.name:
+        found.append(f"option {scenario.correct_letter} is not the hidden emotion")
+    names = {participant.name for participant in scenario.participants}
+    if scenario.focus_person not in names:
+        found.append("the person in focus is not a participant")
+    if any(turn.speaker not in names | {"narration"} for turn in scenario.dialogue):
+        found.append("a speaker is not a participant")
+    if scenario.expected.crisis_resources_expected != (scenario.kind == "crisis"):
+        found.append(f"crisis_resources_expected is wrong for a {scenario.kind} item")
+    if scenario.prompt_version not in PROMPT_VERSIONS:
+        found.append(f"unknown prompt version {scenario.prompt_version!r}")
+    else:
+        rendered = render_messages(
+            scenario.kind,
+            scenario.setting,
+            scenario.dialogue,
+            scenario.focus_person,
+            scenario.options,
+            scenario.prompt_version,
+        )
+        if rendered != scenario.messages:
+            found.append("messages differ from the rendering of the scene")
+    digest = prompt_digest([(m.role, m.content) for m in scenario.messages])
+    if scenario.id != f"{KIND_CODES[scenario.kind]}-{digest[:16]}":
+        found.append("id does not match the kind and prompt hash")
+    return found
+
+
+def _check_v1(scenario: Scenario) -> list[str]:
     found: list[str] = []
     try:
         templates = load_templates(scenario.template_version)
@@ -110,24 +149,13 @@ def check_scenario(scenario: Scenario) -> list[str]:
     answer = emotions.get(scenario.emotion.name)
     if answer is None:
         return [f"emotion {scenario.emotion.name!r} is not in template {templates.version}"]
-
-    texts = [turn.text for turn in scenario.dialogue] + [m.content for m in scenario.messages]
-    texts += [scenario.setting.scene, scenario.setting.helper_role]
-    if any(UNFILLED_SLOT.search(text) for text in texts):
-        found.append("a template slot was left unfilled")
     leak = emotion_word_pattern(answer.forms)
     for turn in scenario.dialogue:
         match = leak.search(turn.text)
         if match:
             found.append(f"the dialogue gives the answer away ({match.group(0)!r})")
             break
-
-    options = scenario.options
-    if len(set(options)) != len(options):
-        found.append("options are not distinct")
-    if scenario.correct_option != scenario.emotion.name:
-        found.append(f"option {scenario.correct_letter} is not the hidden emotion")
-    distractors = sorted(option for option in options if option != scenario.emotion.name)
+    distractors = sorted(option for option in scenario.options if option != answer.name)
     allowed = {tuple(sorted(pair)) for pair in distractor_table(templates.version)[answer.name]}
     if len(distractors) == 2 and tuple(distractors) not in allowed:
         found.append(f"distractors {distractors} are too close to the answer or each other")
@@ -137,38 +165,27 @@ def check_scenario(scenario: Scenario) -> list[str]:
         scenario.emotion.cluster,
     ):
         found.append("emotion valence/intensity/cluster differ from the template")
-
     if scenario.dimensions != APPLICABLE_DIMENSIONS[scenario.kind]:
         found.append(f"dimensions differ from those that apply to {scenario.kind}")
-    names = {participant.name for participant in scenario.participants}
-    if scenario.focus_person not in names:
-        found.append("the person in focus is not a participant")
-    if any(turn.speaker not in names | {"narration"} for turn in scenario.dialogue):
-        found.append("a speaker is not a participant")
     if scenario.expected.help_needed != (
         scenario.kind not in ("positive_control", "harmful_belief_roleplay")
     ):
         found.append(f"help_needed is wrong for a {scenario.kind} item")
-    if scenario.expected.crisis_resources_expected != (scenario.kind == "crisis"):
-        found.append(f"crisis_resources_expected is wrong for a {scenario.kind} item")
-
     if scenario.prompt_version != PROMPT_VERSION:
-        found.append(f"unknown prompt version {scenario.prompt_version!r}")
-    else:
-        rendered = render_messages(
-            scenario.kind,
-            scenario.setting,
-            scenario.dialogue,
-            scenario.focus_person,
-            scenario.options,
-        )
-        if rendered != scenario.messages:
-            found.append("messages differ from the rendering of the scene")
-    digest = prompt_digest([(m.role, m.content) for m in scenario.messages])
-    if scenario.id != f"{KIND_CODES[scenario.kind]}-{digest[:16]}":
-        found.append("id does not match the kind and prompt hash")
+        found.append(f"template v1 items use {PROMPT_VERSION}")
     found.extend(_compatibility(scenario, templates))
     return found
+
+
+def check_scenario(scenario: Scenario) -> list[str]:
+    """Every problem with one scenario on its own (uniqueness is checked per file)."""
+    if scenario.template_version in EPISODE_VERSIONS:
+        specific = check_episode_scenario(scenario)
+    else:
+        specific = _check_v1(scenario)
+    if specific and specific[0].startswith("unknown template version"):
+        return specific
+    return _check_common(scenario) + specific
 
 
 def validate_lines(lines: Iterable[str], source: str) -> ValidationReport:

@@ -1,0 +1,153 @@
+"""Typed schema of template version 2: appraisal-grounded episodes with three people.
+
+Version 1 keyed each emotion to stock cue lines, so a bag of words could look the answer up.
+Version 2 writes *episodes*: one situation involving three people (roles ``a``, ``b``, ``c``),
+each with their own stake in it, their own words, and the emotion that follows from what
+happened to their goal, who caused it, whether it can still change and how certain it is.
+An item asks about one of the three, and the three options are the three people's emotions,
+so every line of the scene appears with every key: only tracking who said and did what
+tells them apart. Episodes come in minimal-pair families that change one detail.
+
+Slots a template string may use:
+``{a}`` ``{b}`` ``{c}``                the three people's names;
+``{a:their}`` ``{a:them}`` (b, c too)  a person's possessive / object pronoun.
+Subject pronouns are not offered: say the name, so verbs never need to agree.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from empathybench.types import AssistanceType, Valence
+
+Pronouns = Literal["she", "he", "they"]
+ROLE_NAMES: tuple[str, ...] = ("a", "b", "c")
+Channel = Literal["in_person", "video", "voice", "text"]
+GoalChange = Literal["blocked", "lost", "threatened", "achieved", "changed", "unaffected"]
+Cause = Literal["self", "other", "circumstance", "none"]
+Control = Literal["can_change", "final"]
+Certainty = Literal["certain", "uncertain"]
+NoHelpReason = Literal["handled", "wants_space", "venting", "nothing_needed"]
+
+SLOT_PATTERN = re.compile(r"\{([abc])(?::(their|them))?\}")
+IDENTIFIER = r"^[a-z][a-z0-9_]*$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EmotionWord(_Strict):
+    name: str = Field(pattern=r"^[a-z]+$")
+    valence: Valence
+    cluster: str = Field(pattern=IDENTIFIER)
+    intensity: int = Field(ge=1, le=3)
+    forms: list[str] = Field(min_length=1)
+    """Every word form that would give the answer away (must include ``name``)."""
+
+
+class Appraisal(_Strict):
+    """Why the person feels what they feel (the structure appraisal theories use)."""
+
+    goal: GoalChange
+    cause: Cause
+    control: Control
+    certainty: Certainty
+
+
+class Role(_Strict):
+    emotion: str
+    appraisal: Appraisal
+    help: bool
+    """Does this person need something from the helper right now?"""
+    no_help: NoHelpReason | None = None
+    """Why not, when ``help`` is false (required then, forbidden otherwise)."""
+    assistance: list[AssistanceType] = Field(min_length=1)
+    lines: list[str] = Field(min_length=2, max_length=4)
+    """Alternative phrasings of what this person says, in their own words."""
+    cues: list[str] = Field(default_factory=list)
+    """Visible behaviour (narration), shown only where the helper can see them."""
+    belief_ok: bool = False
+    """Could plausibly go on to voice a harsh belief about themselves."""
+    crisis_ok: bool = False
+    """The situation is heavy enough that a statement of severe distress would be believable."""
+
+
+class Episode(_Strict):
+    id: str = Field(pattern=IDENTIFIER)
+    family: str = Field(pattern=IDENTIFIER)
+    """Episodes of one family share a setup and differ in one detail (minimal pairs)."""
+    scene: str
+    """Sentence-case place, no final period: 'The front office of a community centre'."""
+    channel: Channel
+    helper_roles: list[str] = Field(min_length=2)
+    """Completes 'You are ...'; someone who can perceive them through ``channel``."""
+    intro: list[str] = Field(min_length=2)
+    """Alternative narration lines saying who is there and how they reach the helper."""
+    roles: dict[str, Role]
+    """Exactly ``a``, ``b`` and ``c`` (the checker enforces it)."""
+
+    @property
+    def visible(self) -> bool:
+        return self.channel in ("in_person", "video")
+
+    def other_emotions(self, focus: str) -> list[str]:
+        """The emotions of the two people other than ``focus``, in role order."""
+        return [self.roles[role].emotion for role in ROLE_NAMES if role != focus]
+
+
+class Belief(_Strict):
+    """A harsh belief about oneself that stands alone after anything the person said."""
+
+    id: str = Field(pattern=IDENTIFIER)
+    category: str = Field(pattern=IDENTIFIER)
+    fits: list[str] = Field(min_length=3)
+    """Negative emotions a person voicing it could plausibly feel."""
+    lines: list[str] = Field(min_length=2)
+    kinder_perspective: str
+
+
+class CrisisLine(_Strict):
+    id: str = Field(pattern=IDENTIFIER)
+    fits: list[str] = Field(min_length=3)
+    lines: list[str] = Field(min_length=2)
+
+
+class StoryFrame(_Strict):
+    """A role-play turn: the person asks to continue a story, or shares a finished one."""
+
+    id: str = Field(pattern=IDENTIFIER)
+    request: bool
+    """True: asks the helper to write the next part (help needed); False: only shares it."""
+    text: str
+    """Slots ``{character}`` and ``{line}`` (the character's words)."""
+
+
+class CharacterLine(_Strict):
+    id: str = Field(pattern=IDENTIFIER)
+    category: str = Field(pattern=IDENTIFIER)
+    lines: list[str] = Field(min_length=2)
+    kinder_perspective: str
+
+
+class Person(_Strict):
+    name: str
+    culture: str
+    pronouns: Pronouns
+
+
+class EpisodeTemplateSet(_Strict):
+    """Every section of a version-2 template directory."""
+
+    version: str
+    emotions: list[EmotionWord]
+    people: list[Person]
+    episodes: list[Episode]
+    beliefs: list[Belief]
+    crisis_lines: list[CrisisLine]
+    story_frames: list[StoryFrame]
+    story_characters: list[str]
+    character_lines: list[CharacterLine]

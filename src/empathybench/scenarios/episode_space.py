@@ -1,0 +1,144 @@
+"""The item space of an episode template version (v2 on), one per kind, by integer index.
+
+A frame is one episode with the person the item asks about (and, by kind, the harsh belief
+or crisis statement that person adds). Its axes choose the surface: the three people's
+names, the helper, the intro, each person's phrasing and visible cue, the speaking order,
+the distractor order, and by kind the belief, crisis or story phrasing.
+
+Every frame has the same axes with the same radices (multiples of every count an axis can
+have), so each frame, and so each episode and each person in it, is drawn equally often;
+a digit picks among the real choices by ``digit % count``, which stays uniform because the
+radix is a multiple of the count. Distinct indices can therefore decode to the same prompt;
+the generator skips repeats by prompt hash.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from math import lcm, prod
+
+from empathybench.scenarios.episode_models import (
+    ROLE_NAMES,
+    Belief,
+    CrisisLine,
+    Episode,
+    EpisodeTemplateSet,
+)
+from empathybench.scenarios.episode_templates import load_episode_templates
+from empathybench.scenarios.space import Frame, KindSpace
+from empathybench.types import SCENARIO_KINDS, ScenarioKind
+
+# Radices: a multiple of every count an axis may have (phrasings 2–4, cues 0–4 plus 'none').
+CHOICE_RADIX = lcm(1, 2, 3, 4)
+CUE_RADIX = lcm(1, 2, 3, 4, 5)
+ORDERS = 6  # speaking orders of three people
+
+
+def _people_radix(templates: EpisodeTemplateSet) -> int:
+    count = len(templates.people)
+    return count * (count - 1) * (count - 2)
+
+
+def _axes(templates: EpisodeTemplateSet, kind: ScenarioKind) -> list[tuple[str, int]]:
+    axes = [
+        ("people", _people_radix(templates)),
+        ("helper_role", CHOICE_RADIX),
+        ("intro", CHOICE_RADIX),
+        *((f"line_{role}", CHOICE_RADIX) for role in ROLE_NAMES),
+        *((f"cue_{role}", CUE_RADIX) for role in ROLE_NAMES),
+        ("order", ORDERS),
+        ("distractor_order", 2),
+    ]
+    if kind in ("harmful_belief", "crisis"):
+        axes.append(("statement", CHOICE_RADIX))
+    if kind == "harmful_belief_roleplay":
+        axes += [
+            ("story_frame", len(templates.story_frames)),
+            ("character", len(templates.story_characters)),
+            ("character_line", len(templates.character_lines)),
+            ("statement", CHOICE_RADIX),
+        ]
+    return axes
+
+
+def _valence(templates: EpisodeTemplateSet, emotion: str) -> str:
+    return next(e.valence for e in templates.emotions if e.name == emotion)
+
+
+def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame]:
+    axes = tuple(_axes(templates, kind))
+    frames: list[Frame] = []
+    for episode in templates.episodes:
+        helpers = [role for role in ROLE_NAMES if episode.roles[role].help]
+        for focus in ROLE_NAMES:
+            role = episode.roles[focus]
+            negative = _valence(templates, role.emotion) == "negative"
+            others = set(episode.other_emotions(focus))
+            parts: dict[str, object] = {"episode": episode, "focus": focus}
+            if kind == ("emotion_support" if negative else "positive_control"):
+                frames.append(Frame(parts=parts, axes=axes))
+            elif kind == "harmful_belief" and role.belief_ok and negative:
+                # The belief must fit the person and at least one other option, so the
+                # belief's words do not point at the key.
+                for belief in templates.beliefs:
+                    fits = set(belief.fits)
+                    if role.emotion in fits and fits & others:
+                        frames.append(Frame(parts={**parts, "belief": belief}, axes=axes))
+            elif kind == "crisis" and role.crisis_ok and negative:
+                for crisis in templates.crisis_lines:
+                    fits = set(crisis.fits)
+                    if role.emotion in fits and fits & others:
+                        frames.append(Frame(parts={**parts, "crisis": crisis}, axes=axes))
+            elif kind == "harmful_belief_roleplay":
+                frames.append(Frame(parts=parts, axes=axes))
+            elif kind == "group" and len(helpers) <= 1:
+                help_role = helpers[0] if helpers else None
+                frames.append(Frame(parts={**parts, "help_role": help_role}, axes=axes))
+    return frames
+
+
+@cache
+def build_episode_space(template_version: str) -> dict[ScenarioKind, KindSpace]:
+    templates = load_episode_templates(template_version)
+    spaces: dict[ScenarioKind, KindSpace] = {}
+    for kind in SCENARIO_KINDS:
+        frames = tuple(_frames_for(kind, templates))
+        starts = tuple(i * (frames[0].size if frames else 0) for i in range(len(frames)))
+        size = sum(frame.size for frame in frames)
+        spaces[kind] = KindSpace(kind=kind, frames=frames, starts=starts, size=size)
+    return spaces
+
+
+def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
+    """How many different prompts each kind can produce (the real choices, not radices)."""
+    templates = load_episode_templates(template_version)
+    people = _people_radix(templates)
+    counts: dict[ScenarioKind, int] = {}
+    for kind, space in build_episode_space(template_version).items():
+        total = 0
+        for frame in space.frames:
+            episode = frame.parts["episode"]
+            assert isinstance(episode, Episode)
+            choices = [
+                people,
+                len(episode.helper_roles),
+                len(episode.intro),
+                ORDERS,
+                2,
+                *(len(episode.roles[role].lines) for role in ROLE_NAMES),
+            ]
+            if episode.visible:
+                choices += [len(episode.roles[role].cues) + 1 for role in ROLE_NAMES]
+            if kind == "harmful_belief_roleplay":
+                choices += [
+                    len(templates.story_frames),
+                    len(templates.story_characters),
+                    sum(len(entry.lines) for entry in templates.character_lines),
+                ]
+            for key in ("belief", "crisis"):
+                bank = frame.parts.get(key)
+                if isinstance(bank, Belief | CrisisLine):
+                    choices.append(len(bank.lines))
+            total += prod(choices)
+        counts[kind] = total
+    return counts

@@ -1,0 +1,325 @@
+"""Load an episode template version (v2 and later) and check its static rules.
+
+``check_episode_templates`` is the single source of the rules every episode version must
+pass; the test-suite runs it, and content writers run
+
+    python -m empathybench.scenarios.episode_templates [--version v2] [--file EPISODES.yaml]
+
+to check their work without the generator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from empathybench.scenarios.episode_models import (
+    ROLE_NAMES,
+    SLOT_PATTERN,
+    Appraisal,
+    Episode,
+    EpisodeTemplateSet,
+)
+from empathybench.scenarios.templates import TemplateError, emotion_word_pattern, template_dir
+
+EPISODE_VERSIONS = frozenset({"v2"})
+BANK_FILES = ("emotions.yaml", "people.yaml", "beliefs.yaml", "crisis.yaml", "roleplay.yaml")
+EPISODE_DIR = "episodes"
+
+# What each emotion needs of the appraisal (the checker's reading of appraisal theory): a
+# role whose appraisal contradicts its emotion is rejected. Missing keys are unconstrained.
+_NEGATIVE_GOALS = {"blocked", "lost", "threatened", "changed"}
+_POSITIVE_GOALS = {"achieved", "changed", "unaffected"}
+EMOTION_APPRAISAL: dict[str, dict[str, set[str]]] = {
+    "guilty": {"cause": {"self"}},
+    "ashamed": {"cause": {"self"}},
+    "embarrassed": {"cause": {"self", "other", "circumstance"}},
+    "angry": {"cause": {"other"}},
+    "resentful": {"cause": {"other"}},
+    "irritated": {"cause": {"other", "circumstance"}},
+    "frustrated": {"goal": {"blocked", "threatened"}},
+    "jealous": {"cause": {"other"}},
+    "envious": {"cause": {"other"}},
+    "sad": {"goal": {"lost", "blocked"}},
+    "grieving": {"goal": {"lost"}, "control": {"final"}},
+    "heartbroken": {"goal": {"lost"}},
+    "disappointed": {"goal": {"lost", "blocked"}},
+    "anxious": {"certainty": {"uncertain"}},
+    "nervous": {"certainty": {"uncertain"}},
+    "scared": {"goal": {"threatened"}},
+    "overwhelmed": {"goal": {"threatened", "blocked", "changed"}},
+    "hopeless": {"control": {"final"}},
+    "defeated": {"goal": {"lost", "blocked"}},
+    "helpless": {"goal": {"lost", "blocked", "threatened"}},
+    "confused": {"goal": {"changed", "blocked"}, "certainty": {"uncertain"}},
+    "bewildered": {"goal": {"changed", "blocked"}, "certainty": {"uncertain"}},
+    "proud": {"goal": {"achieved"}, "cause": {"self"}},
+    "triumphant": {"goal": {"achieved"}, "cause": {"self"}},
+    "grateful": {"cause": {"other"}, "goal": {"achieved", "changed", "unaffected"}},
+    "touched": {"cause": {"other"}, "goal": {"achieved", "changed", "unaffected"}},
+    "relieved": {"goal": {"achieved", "changed", "unaffected"}, "certainty": {"certain"}},
+    "hopeful": {"certainty": {"uncertain"}},
+    "optimistic": {"certainty": {"uncertain"}},
+    "content": {"goal": {"achieved", "unaffected"}},
+    "peaceful": {"goal": {"achieved", "unaffected"}},
+}
+_MAX_LINE_WORDS = 60
+
+
+def _yaml(path: Path) -> object:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise TemplateError(f"{path}: cannot read template file: {error}") from error
+
+
+def episode_files(version: str) -> list[Path]:
+    directory = template_dir(version) / EPISODE_DIR
+    return sorted(directory.glob("*.yaml"))
+
+
+def _template_files(version: str) -> list[Path]:
+    directory = template_dir(version)
+    return [directory / name for name in BANK_FILES] + episode_files(version)
+
+
+def _merge(version: str, paths: Iterable[Path]) -> dict[str, object]:
+    merged: dict[str, object] = {"version": version, "episodes": []}
+    for path in paths:
+        if not path.is_file():
+            raise TemplateError(f"template {version}: missing file {path.name}")
+        data = _yaml(path)
+        if not isinstance(data, dict):
+            raise TemplateError(f"{path}: expected a mapping at top level")
+        for key, value in data.items():
+            if key == "episodes":
+                if not isinstance(value, list):
+                    raise TemplateError(f"{path}: 'episodes' must be a list")
+                episodes = merged["episodes"]
+                assert isinstance(episodes, list)
+                episodes.extend(value)
+            elif key in merged:
+                raise TemplateError(f"{path}: section {key!r} defined twice")
+            else:
+                merged[key] = value
+    return merged
+
+
+@cache
+def load_episode_templates(version: str = "v2") -> EpisodeTemplateSet:
+    """Parse and type-check every file of an episode template version (cached)."""
+    merged = _merge(version, _template_files(version))
+    try:
+        return EpisodeTemplateSet.model_validate(merged)
+    except Exception as error:  # pydantic.ValidationError: a template problem
+        raise TemplateError(f"template {version}: {error}") from error
+
+
+@cache
+def episode_templates_sha256(version: str = "v2") -> str:
+    """Hash over the exact bytes of a version's files, in a fixed order."""
+    digest = hashlib.sha256()
+    root = template_dir(version)
+    for path in _template_files(version):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _appraisal_problem(emotion: str, appraisal: Appraisal, valence: str) -> str | None:
+    needs = EMOTION_APPRAISAL.get(emotion, {})
+    for key, allowed in needs.items():
+        value = getattr(appraisal, key)
+        if value not in allowed:
+            return f"{emotion} needs {key} in {sorted(allowed)}, not {value!r}"
+    goals = _NEGATIVE_GOALS if valence == "negative" else _POSITIVE_GOALS
+    if appraisal.goal not in goals:
+        return f"a {valence} emotion ({emotion}) needs goal in {sorted(goals)}"
+    return None
+
+
+class _Checker:
+    def __init__(self, templates: EpisodeTemplateSet) -> None:
+        self.templates = templates
+        self.problems: list[str] = []
+        self.emotions = {emotion.name: emotion for emotion in templates.emotions}
+        self.every_form = emotion_word_pattern(
+            form for emotion in templates.emotions for form in emotion.forms
+        )
+
+    def text(self, where: str, text: str, slots: bool = True) -> None:
+        stripped = SLOT_PATTERN.sub("", text)
+        if not slots and stripped != text:
+            self.problems.append(f"{where}: name slots are not allowed here: {text!r}")
+        if "{" in stripped or "}" in stripped:
+            self.problems.append(f"{where}: unknown slot or stray brace: {text!r}")
+        if '"' in text:
+            self.problems.append(f"{where}: double quote inside a line: {text!r}")
+        match = self.every_form.search(text)
+        if match:
+            self.problems.append(f"{where}: names an emotion ({match.group(0)!r}): {text!r}")
+        if text != text.strip() or "  " in text or not text:
+            self.problems.append(f"{where}: empty or stray whitespace: {text!r}")
+        if len(text.split()) > _MAX_LINE_WORDS:
+            self.problems.append(f"{where}: over {_MAX_LINE_WORDS} words: {text!r}")
+
+    def emotion(self, where: str, name: str, valence: str | None = None) -> None:
+        if name not in self.emotions:
+            self.problems.append(f"{where}: unknown emotion {name!r}")
+        elif valence and self.emotions[name].valence != valence:
+            self.problems.append(f"{where}: {name} is not {valence}")
+
+    def episode(self, episode: Episode) -> None:
+        where = f"episode {episode.id}"
+        if sorted(episode.roles) != list(ROLE_NAMES):
+            self.problems.append(f"{where}: needs exactly the roles a, b and c")
+            return
+        self.text(f"{where} scene", episode.scene, slots=False)
+        if episode.scene.endswith("."):
+            self.problems.append(f"{where}: scene must not end with a period")
+        for helper_role in episode.helper_roles:
+            self.text(f"{where} helper role", helper_role, slots=False)
+        for i, line in enumerate(episode.intro):
+            self.text(f"{where} intro {i}", line)
+            named = set(re.findall(r"\{([abc])\}", line))
+            if named != set(ROLE_NAMES):
+                self.problems.append(f"{where} intro {i}: must name {{a}}, {{b}} and {{c}}")
+        emotions = [role.emotion for role in episode.roles.values()]
+        clusters = [self.emotions[name].cluster for name in emotions if name in self.emotions]
+        if len(set(emotions)) != 3 or len(set(clusters)) != len(clusters):
+            self.problems.append(f"{where}: the three emotions must come from three clusters")
+        for role_name, role in episode.roles.items():
+            at = f"{where} role {role_name}"
+            self.emotion(at, role.emotion)
+            if role.emotion in self.emotions:
+                problem = _appraisal_problem(
+                    role.emotion, role.appraisal, self.emotions[role.emotion].valence
+                )
+                if problem:
+                    self.problems.append(f"{at}: appraisal does not fit: {problem}")
+            if role.help == (role.no_help is not None):
+                self.problems.append(f"{at}: give no_help exactly when help is false")
+            if role.help and "no_action_needed" in role.assistance:
+                self.problems.append(f"{at}: help is needed but assistance says none")
+            if len(set(role.lines)) != len(role.lines):
+                self.problems.append(f"{at}: repeated line")
+            for i, line in enumerate([*role.lines, *role.cues]):
+                self.text(f"{at} line {i}", line)
+            if role.cues and not episode.visible:
+                self.problems.append(f"{at}: cues on a {episode.channel} channel")
+
+    def banks(self) -> None:
+        templates = self.templates
+        for belief in templates.beliefs:
+            for name in belief.fits:
+                self.emotion(f"belief {belief.id}", name, "negative")
+            for i, line in enumerate(belief.lines):
+                self.text(f"belief {belief.id} line {i}", line, slots=False)
+        for crisis in templates.crisis_lines:
+            for name in crisis.fits:
+                self.emotion(f"crisis {crisis.id}", name, "negative")
+            for i, line in enumerate(crisis.lines):
+                self.text(f"crisis {crisis.id} line {i}", line, slots=False)
+        for frame in templates.story_frames:
+            if set(re.findall(r"\{(\w+)\}", frame.text)) != {"character", "line"}:
+                self.problems.append(f"story frame {frame.id}: needs {{character}} and {{line}}")
+            self.text(
+                f"story frame {frame.id}",
+                frame.text.replace("{character}", "X").replace("{line}", "Y"),
+                slots=False,
+            )
+        for entry in templates.character_lines:
+            for i, line in enumerate(entry.lines):
+                self.text(f"character line {entry.id} {i}", line, slots=False)
+        for character in templates.story_characters:
+            self.text("story character", character, slots=False)
+        for section in ("beliefs", "crisis_lines", "story_frames", "character_lines"):
+            ids = Counter(entry.id for entry in getattr(templates, section))
+            repeated = sorted(key for key, count in ids.items() if count > 1)
+            if repeated:
+                self.problems.append(f"{section}: duplicate ids {repeated}")
+
+
+def check_episode_templates(templates: EpisodeTemplateSet, banks: bool = True) -> list[str]:
+    """Every violation of the static rules, as readable lines (empty when clean)."""
+    checker = _Checker(templates)
+    ids = Counter(episode.id for episode in templates.episodes)
+    repeated = sorted(key for key, count in ids.items() if count > 1)
+    if repeated:
+        checker.problems.append(f"episodes: duplicate ids {repeated}")
+    families = Counter(episode.family for episode in templates.episodes)
+    lonely = sorted(family for family, count in families.items() if count < 2)
+    if lonely:
+        checker.problems.append(f"families with one episode (need minimal pairs): {lonely}")
+    lines = Counter(
+        line for e in templates.episodes for role in e.roles.values() for line in role.lines
+    )
+    for line, count in lines.items():
+        if count > 2:
+            checker.problems.append(f"line used in {count} roles: {line!r}")
+    for episode in templates.episodes:
+        checker.episode(episode)
+    if banks:
+        checker.banks()
+    return checker.problems
+
+
+def _load_one_file(version: str, path: Path) -> EpisodeTemplateSet:
+    directory = template_dir(version)
+    merged = _merge(version, [directory / "emotions.yaml", directory / "people.yaml", path])
+    for section in ("beliefs", "crisis_lines", "story_frames", "story_characters"):
+        merged.setdefault(section, [])
+    merged.setdefault("character_lines", [])
+    try:
+        return EpisodeTemplateSet.model_validate(merged)
+    except Exception as error:
+        raise TemplateError(f"{path}: {error}") from error
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--version", default="v2")
+    parser.add_argument("--file", type=Path, help="check one episodes file on its own")
+    parser.add_argument("--banks", action="store_true", help="check only the banks")
+    args = parser.parse_args(argv)
+    try:
+        if args.file:
+            templates = _load_one_file(args.version, args.file)
+            problems = check_episode_templates(templates, banks=False)
+        elif args.banks:
+            directory = template_dir(args.version)
+            merged = _merge(args.version, [directory / name for name in BANK_FILES])
+            templates = EpisodeTemplateSet.model_validate(merged)
+            problems = check_episode_templates(templates)
+        else:
+            templates = load_episode_templates(args.version)
+            problems = check_episode_templates(templates)
+    except TemplateError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # a pydantic error in --banks mode
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(problem)
+    episodes = templates.episodes
+    help_roles = sum(role.help for e in episodes for role in e.roles.values())
+    print(
+        f"{len(episodes)} episodes, {len({e.family for e in episodes})} families, "
+        f"{help_roles}/{3 * len(episodes)} roles need help, {len(problems)} problem(s)"
+    )
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

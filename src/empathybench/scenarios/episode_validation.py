@@ -1,0 +1,98 @@
+"""Checks of one item of an episode template version (v2 on) against its templates.
+
+The checks shared with version 1 (slots, options, rendering, id) live in ``validation.py``;
+this module checks what only an episode version defines: the item's episode and the person
+it asks about exist, the options are exactly the three people's emotions, the help answer
+and the group's help person follow from the roles, and the dimensions fit the item.
+"""
+
+from __future__ import annotations
+
+from empathybench.judging.rubric import item_dimensions
+from empathybench.prompts.scenario_prompt import PROMPT_VERSION_V2
+from empathybench.scenarios.episode_models import ROLE_NAMES, Episode, EpisodeTemplateSet
+from empathybench.scenarios.episode_templates import load_episode_templates
+from empathybench.scenarios.templates import TemplateError, emotion_word_pattern
+from empathybench.types import Scenario
+
+_ALWAYS_HELP = ("harmful_belief", "crisis")
+
+
+def _episode(scenario: Scenario, templates: EpisodeTemplateSet) -> Episode | None:
+    wanted = scenario.provenance.templates.get("episode")
+    return next((e for e in templates.episodes if e.id == wanted), None)
+
+
+def check_episode_scenario(scenario: Scenario) -> list[str]:
+    try:
+        templates = load_episode_templates(scenario.template_version)
+    except TemplateError:
+        return [f"unknown template version {scenario.template_version!r}"]
+    found: list[str] = []
+    episode = _episode(scenario, templates)
+    if episode is None:
+        return [f"unknown episode {scenario.provenance.templates.get('episode')!r}"]
+    focus = scenario.provenance.templates.get("focus", "")
+    if focus not in ROLE_NAMES:
+        return [f"unknown person in focus {focus!r}"]
+    role = episode.roles[focus]
+    if scenario.setting.location_id != episode.id or scenario.setting.scene != episode.scene:
+        found.append("setting differs from the episode")
+    if scenario.setting.helper_role not in episode.helper_roles:
+        found.append("helper role is not one of the episode's")
+    if scenario.emotion.name != role.emotion:
+        found.append(f"the keyed emotion is not {focus}'s emotion ({role.emotion})")
+    if sorted(scenario.options) != sorted([role.emotion, *episode.other_emotions(focus)]):
+        found.append("options are not the three people's emotions")
+    words = {e.name: e for e in templates.emotions}
+    answer = words.get(scenario.emotion.name)
+    if answer is None:
+        return [*found, f"emotion {scenario.emotion.name!r} is not in the vocabulary"]
+    if (answer.valence, answer.intensity, answer.cluster) != (
+        scenario.emotion.valence,
+        scenario.emotion.intensity,
+        scenario.emotion.cluster,
+    ):
+        found.append("emotion valence/intensity/cluster differ from the template")
+    leak = emotion_word_pattern(
+        form for option in scenario.options if option in words for form in words[option].forms
+    )
+    if any(leak.search(turn.text) for turn in scenario.dialogue):
+        found.append("the dialogue names one of the options")
+    if len(scenario.participants) != 3:
+        found.append("an episode item has three people")
+    if scenario.prompt_version != PROMPT_VERSION_V2:
+        found.append(f"template {scenario.template_version} items use {PROMPT_VERSION_V2}")
+
+    expected = scenario.expected
+    names = [participant.name for participant in scenario.participants]
+    reply_valence = answer.valence
+    if scenario.kind == "group":
+        if expected.help_needed != (expected.help_person is not None):
+            found.append("a group item names a help person exactly when someone needs help")
+        if expected.help_person is not None:
+            if expected.help_person not in names:
+                found.append("the help person is not a participant")
+            else:
+                helper_role = ROLE_NAMES[names.index(expected.help_person)]
+                helper = episode.roles[helper_role]
+                if not helper.help:
+                    found.append(f"{expected.help_person} needs no help in the episode")
+                reply_valence = words[helper.emotion].valence
+        elif any(episode.roles[r].help for r in ROLE_NAMES):
+            found.append("someone needs help in the episode, yet the key is nobody")
+    else:
+        if expected.help_person is not None:
+            found.append("only group items name a help person")
+        if scenario.kind in _ALWAYS_HELP and not expected.help_needed:
+            found.append(f"a {scenario.kind} item always needs help")
+        if scenario.kind in ("emotion_support", "positive_control"):
+            if expected.help_needed != role.help:
+                found.append(f"help_needed differs from {focus}'s role")
+            wanted = "negative" if scenario.kind == "emotion_support" else "positive"
+            if answer.valence != wanted:
+                found.append(f"a {scenario.kind} item asks about a {wanted} person")
+    dimensions = item_dimensions(scenario.kind, expected.help_needed, reply_valence == "negative")
+    if scenario.dimensions != dimensions:
+        found.append(f"dimensions differ from those that apply ({', '.join(dimensions)})")
+    return found
