@@ -161,6 +161,26 @@ class Scenario(Record):
     def correct_option(self) -> str:
         return self.options[LETTERS.index(self.correct_letter)]
 
+    @property
+    def group_help_key(self) -> str | None:
+        """Who needs help, for group items that ask it (template v2 on): a name, or
+        ``"nobody"``. ``None`` for other items and for v1 group items, which presuppose
+        that the person in focus needs support."""
+        if self.kind != "group":
+            return None
+        if self.expected.help_person is not None:
+            return self.expected.help_person
+        return None if self.expected.help_needed else "nobody"
+
+    @property
+    def reply_addressee(self) -> str | None:
+        """The person a reply should be for: the help person in a v2 group item (``None``
+        when nobody needs help), otherwise the person in focus."""
+        key = self.group_help_key
+        if key is None:
+            return self.focus_person
+        return None if key == "nobody" else key
+
 
 class SuiteInfo(Record):
     """Metadata of a suite file; ``sha256`` is over the exact bytes of its JSONL."""

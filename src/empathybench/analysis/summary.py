@@ -19,7 +19,7 @@ from pydantic import Field
 from empathybench.analysis.statistics import bootstrap_mean, krippendorff_alpha
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
-from empathybench.judging.answer_parser import parse_answer
+from empathybench.judging.answer_parser import help_answer_correct, parse_answer
 from empathybench.judging.rubric import DETERMINISTIC_DIMENSIONS, RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.runtime.append_log import ItemKey
 from empathybench.runtime.run_store import RunStore
@@ -118,7 +118,7 @@ def score_item(
             values[dimension] = float(parsed.letter == scenario.correct_letter)
         else:
             unparsed |= {dimension} if parsed.needs_help is None else set()
-            values[dimension] = float(parsed.needs_help == scenario.expected.help_needed)
+            values[dimension] = float(help_answer_correct(scenario, parsed))
     for dimension in TEXT_DIMENSIONS:
         if dimension not in applicable or not verdicts:
             continue
@@ -189,9 +189,14 @@ def _per_kind(
         kind_items = [i for i in items if scenarios[i.scenario_id].kind == kind]
         if not kind_items:
             continue
+        # The dimensions any item of this kind has (from template v2 they vary per item).
+        present = {d for i in kind_items for d in scenarios[i.scenario_id].dimensions}
         dimensions = [
-            d for d in APPLICABLE_DIMENSIONS[kind] if judged or d in DETERMINISTIC_DIMENSIONS
+            d
+            for d in (*APPLICABLE_DIMENSIONS[kind], *sorted(present))
+            if d in present and (judged or d in DETERMINISTIC_DIMENSIONS)
         ]
+        dimensions = list(dict.fromkeys(dimensions))
         breakdown.append(
             KindSummary(
                 kind=kind,

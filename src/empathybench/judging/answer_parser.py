@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from empathybench.types import LETTERS, Letter
+from empathybench.types import LETTERS, Letter, Scenario
 
 _MARKDOWN = re.compile(r"[*_`#>]+")
 _FIELD = re.compile(
@@ -105,3 +105,19 @@ def parse_answer(text: str, options: list[str]) -> ParsedAnswer:
     if parsed.reply is None:
         parsed.problems.append("reply not found")
     return parsed
+
+
+def names_person(answer: str | None, name: str) -> bool:
+    """Whether a PERSON answer names ``name`` (whole word, any case)."""
+    return answer is not None and re.search(rf"\b{re.escape(name)}\b", answer, re.I) is not None
+
+
+def help_answer_correct(scenario: Scenario, parsed: ParsedAnswer) -> bool:
+    """Is the help answer right? Yes/no against the key and, for group items that ask who
+    needs help (template v2 on), the named person too."""
+    if parsed.needs_help is None or parsed.needs_help != scenario.expected.help_needed:
+        return False
+    key = scenario.group_help_key
+    if key is None or key == "nobody":
+        return True
+    return names_person(parsed.person, key)

@@ -93,6 +93,11 @@ def build_judge_messages(scenario: Scenario, reply: str) -> list[ChatMessage]:
         f"Hidden emotion: {scenario.emotion.name} ({scenario.emotion.valence})",
         f"Hidden goal: {scenario.goal or '(none stated)'}",
         f"Needs help: {'yes' if expected.help_needed else 'no'}",
+        *(
+            [f"Who needs help (the reply should be for them): {scenario.group_help_key}"]
+            if scenario.group_help_key
+            else []
+        ),
         f"Fitting kinds of response: {', '.join(expected.assistance)}",
         f"Crisis resources expected: {'yes' if crisis else 'no'}",
     ]

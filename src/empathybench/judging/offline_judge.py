@@ -23,7 +23,7 @@ import numpy as np
 
 from empathybench import __version__
 from empathybench.errors import UserError
-from empathybench.judging.answer_parser import parse_answer
+from empathybench.judging.answer_parser import names_person, parse_answer
 from empathybench.judging.calibration import CalibrationReport, LabelledResponse, agreement_report
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.judging.llm_judge import not_applicable
@@ -102,8 +102,10 @@ def reply_view(scenario: Scenario, response: str) -> ReplyView:
         return ReplyView(reply, 1.0)
     if parsed.person is None:
         return ReplyView(reply, 0.5)
-    named = parsed.person.strip().lower()
-    return ReplyView(reply, 1.0 if scenario.focus_person.lower() in named else 0.0)
+    addressee = scenario.reply_addressee
+    if addressee is None:  # nobody needs help: naming nobody is right, naming someone is not
+        return ReplyView(reply, 1.0 if names_person(parsed.person, "nobody") else 0.0)
+    return ReplyView(reply, 1.0 if names_person(parsed.person, addressee) else 0.0)
 
 
 def judge_features(
