@@ -304,9 +304,7 @@ def cohen_kappa(a: Sequence[int], b: Sequence[int], weights: str | None = None) 
     return 1.0 - float(np.sum(w * observed)) / denominator
 
 
-def wilson_interval(
-    successes: int, n: int, confidence: float = 0.95
-) -> tuple[float, float] | None:
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
     """Wilson score interval of a proportion ``successes / n`` (scipy's), None when n == 0.
 
     For accuracies of independent items; unlike a percentile bootstrap it stays informative
