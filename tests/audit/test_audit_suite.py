@@ -138,6 +138,7 @@ def test_the_visible_item_ignores_every_hidden_field() -> None:
         ({"train_n": -5}, "--train-n"),
         ({"train_n": 10**9}, "200,000"),
         ({"train_seed": 7}, "--train-seed"),
+        ({"train_seed": -1}, "--train-seed"),
     ],
 )
 def test_bad_training_options_are_user_errors(change: dict[str, int], fragment: str) -> None:

@@ -63,7 +63,7 @@ from empathybench.audit.rules import (
 )
 from empathybench.audit.visible import VisibleItem, visible_item
 from empathybench.errors import UserError
-from empathybench.scenarios.generator import generate_records, prompt_digest
+from empathybench.scenarios.generator import MAX_SEED, generate_records, prompt_digest
 from empathybench.scenarios.templates import load_templates
 from empathybench.types import SCENARIO_KINDS, Scenario, Suite
 
@@ -107,6 +107,10 @@ def _check_training_options(suite: Suite, train_n: int, train_seed: int) -> None
         raise UserError(
             f"train_n (--train-n) must be between 1 and {MAX_TRAIN_N:,} training items, "
             f"got {train_n:,}"
+        )
+    if not 0 <= train_seed <= MAX_SEED:
+        raise UserError(
+            f"train_seed (--train-seed) must be between 0 and {MAX_SEED}, got {train_seed}"
         )
     seeds = {item.provenance.seed for item in suite.scenarios}
     if suite.info is not None:
