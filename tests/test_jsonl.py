@@ -33,3 +33,14 @@ def test_a_good_record_and_a_missing_file(tmp_path: Path) -> None:
     assert read_json_record(path, TokenUsage) == TokenUsage(input_tokens=3, output_tokens=4)
     with pytest.raises(UserError, match="no such file"):
         read_json_record(tmp_path / "missing.json", TokenUsage)
+
+
+def test_read_records_names_the_line_that_is_not_utf8(tmp_path: Path) -> None:
+    from empathybench.jsonl import read_records
+
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b'{"input_tokens": 1}\r\n{"input_tokens": "\xff"}\n')
+    with pytest.raises(UserError, match=r"records\.jsonl:2: not UTF-8 text"):
+        list(read_records(path, TokenUsage))
+    path.write_bytes(b'{"input_tokens": 1}\r\n\n{"input_tokens": 2}\n')
+    assert [r.input_tokens for r in read_records(path, TokenUsage)] == [1, 2]

@@ -53,8 +53,12 @@ def read_records(path: Path, model: type[ModelT]) -> Iterator[ModelT]:
         raise UserError(f"{path}: no such file")
     if path.is_dir():
         raise UserError(f"{path}: is a directory, expected a JSONL file")
-    with path.open("r", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise RecordFormatError(f"{path}:{number}: not UTF-8 text") from None
             if not line.strip():
                 continue
             try:

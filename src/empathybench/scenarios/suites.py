@@ -97,6 +97,8 @@ def load_suite(name_or_path: str) -> Suite:
     if not path.exists():
         known = ", ".join(sorted(bundled)) or "none"
         raise UserError(f"{name_or_path}: no such file or bundled suite (bundled: {known})")
+    if path.is_dir():
+        raise UserError(f"{path}: is a directory, expected a suite JSONL file")
     return Suite(
         name=path.stem, sha256=file_sha256(path), scenarios=tuple(read_records(path, Scenario))
     )

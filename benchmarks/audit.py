@@ -1,0 +1,111 @@
+"""Shortcut audit of the v1 items: the bundled standard-v1 and a fresh set of v1 items.
+
+Each audit trains the surface baselines on ``--train-n`` items generated with the audit's
+default training seed, then reports the best baseline per question beside chance. Prints a
+table and writes benchmarks/results/audit.json (summary rows plus the full reports).
+
+    python benchmarks/audit.py [--train-n 3000] [--fresh-n 1000] [--fresh-seed 2025]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+from empathybench.audit import AuditReport, audit_suite
+from empathybench.audit.limits import DEFAULT_TRAIN_N, DEFAULT_TRAIN_SEED
+from empathybench.scenarios.generator import generate
+from empathybench.scenarios.suites import load_suite
+from empathybench.types import Suite
+
+
+def timed_audit(suite: Suite, train_n: int) -> tuple[AuditReport, float]:
+    start = time.perf_counter()
+    report = audit_suite(suite, train_n=train_n)
+    return report, time.perf_counter() - start
+
+
+def rows(label: str, report: AuditReport, wall_s: float) -> list[dict[str, object]]:
+    found = []
+    for q in report.questions:
+        best = next(b for b in q.baselines if b.name == q.best).overall
+        found.append(
+            {
+                "suite": label,
+                "question": q.question,
+                "items": q.n,
+                "chance": round(q.chance, 3),
+                "best_baseline": q.best,
+                "accuracy": round(best.accuracy or 0.0, 3),
+                "ci_low": round(best.low or 0.0, 3),
+                "ci_high": round(best.high or 0.0, 3),
+                "limit": round(q.limit, 3),
+                "passed": q.passed,
+                "all_baselines": {b.name: round(b.overall.accuracy or 0.0, 3) for b in q.baselines},
+                "wall_s": round(wall_s, 2),
+            }
+        )
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--train-n", type=int, default=DEFAULT_TRAIN_N)
+    parser.add_argument("--fresh-n", type=int, default=1000)
+    parser.add_argument("--fresh-seed", type=int, default=2025)
+    args = parser.parse_args()
+    suites = [
+        ("standard-v1", load_suite("standard-v1")),
+        (
+            f"fresh v1 ({args.fresh_n}, seed {args.fresh_seed})",
+            Suite(
+                name=f"fresh-v1-seed{args.fresh_seed}",
+                sha256="-",
+                scenarios=tuple(generate(args.fresh_n, args.fresh_seed)),
+            ),
+        ),
+    ]
+    results, reports = [], []
+    for label, suite in suites:
+        report, wall_s = timed_audit(suite, args.train_n)
+        results += rows(label, report, wall_s)
+        reports.append(report.model_dump(mode="json"))
+    header = (
+        f"{'suite':<30} {'question':<8} {'items':>5} {'chance':>6} {'best':<14} "
+        f"{'acc [95% CI]':<22} {'limit':>6} {'result':<6} {'wall s':>7}"
+    )
+    print(f"train-n {args.train_n}, train seed {DEFAULT_TRAIN_SEED}")
+    print(header)
+    for row in results:
+        interval = f"{row['accuracy']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+        print(
+            f"{row['suite']:<30} {row['question']:<8} {row['items']:>5} {row['chance']:>6.3f} "
+            f"{row['best_baseline']:<14} {interval:<22} {row['limit']:>6.3f} "
+            f"{'pass' if row['passed'] else 'FAIL':<6} {row['wall_s']:>7}"
+        )
+    for row in results:
+        print(f"{row['suite']} / {row['question']}: {row['all_baselines']}")
+    out = Path(__file__).parent / "results" / "audit.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(
+        json.dumps(
+            {
+                "machine": platform.platform(),
+                "python": platform.python_version(),
+                "train_n": args.train_n,
+                "train_seed": DEFAULT_TRAIN_SEED,
+                "results": results,
+                "reports": reports,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

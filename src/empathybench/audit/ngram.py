@@ -1,0 +1,137 @@
+"""Bag-of-n-grams baselines: TF-IDF word 1-2 grams (sublinear tf) + logistic regression.
+
+``NgramChoice`` (emotion, help) learns the key from the whole prompt, names masked, and
+picks the item's candidate with the highest predicted probability (a candidate never seen
+as a key in training scores 0). ``NgramWho`` scores each person of a group item from the
+lines that person says or is named in (their name as SELF, the others as OTHER), and asks
+a second classifier, over the whole scene, whether nobody needs help.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from empathybench.audit.baseline import Baseline, best_candidate, check_training
+from empathybench.audit.keys import NOBODY
+from empathybench.audit.visible import VisibleItem
+
+RANDOM_STATE = 0
+INVERSE_REGULARISATION = 10.0
+"""scikit-learn's ``C``: weak regularisation, because the audit wants the strongest simple
+surface model (on 2,000 v1 items, C=10 reaches 96% on emotion where the default C=1 reaches
+84%, in the same time). The newton-cg solver fits the 40-class emotion model in under half
+the time of the default lbfgs, to the same predictions."""
+BLAS_THREADS = 1
+"""These problems are small: one BLAS thread is as fast alone and far faster on a busy
+machine (threads contending for shared cores slowed the emotion model threefold)."""
+
+
+class _TextClassifier:
+    """TF-IDF + logistic regression over strings; a single training class predicts itself."""
+
+    def __init__(self) -> None:
+        self._vectorizer: Any = None
+        self._model: Any = None
+        self._only: str | None = None
+
+    def fit(self, texts: Sequence[str], labels: Sequence[str]) -> None:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        distinct = sorted(set(labels))
+        if len(distinct) < 2:
+            self._only = distinct[0] if distinct else None
+            self._model = None
+            return
+        from threadpoolctl import threadpool_limits
+
+        self._vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
+        features = self._vectorizer.fit_transform(texts)
+        self._model = LogisticRegression(
+            C=INVERSE_REGULARISATION,
+            solver="newton-cg",
+            max_iter=2000,
+            random_state=RANDOM_STATE,
+        )
+        with threadpool_limits(BLAS_THREADS):
+            self._model.fit(features, list(labels))
+
+    def probabilities(self, texts: Sequence[str]) -> list[dict[str, float]]:
+        """Each text's probability per training label."""
+        if self._model is None:
+            return [{self._only: 1.0} if self._only else {} for _ in texts]
+        if not texts:
+            return []
+        rows = self._model.predict_proba(self._vectorizer.transform(texts))
+        classes = [str(label) for label in self._model.classes_]
+        return [dict(zip(classes, (float(p) for p in row), strict=True)) for row in rows]
+
+
+class NgramChoice(Baseline):
+    name = "ngram"
+    description = "TF-IDF word 1-2 grams of the prompt (names masked) + logistic regression"
+
+    def __init__(self) -> None:
+        self._classifier = _TextClassifier()
+        self._prior: Counter[str] = Counter()
+
+    def fit(self, items: Sequence[VisibleItem], keys: Sequence[str]) -> None:
+        check_training(items, keys)
+        self._prior = Counter(keys)
+        self._classifier.fit([item.masked_prompt for item in items], keys)
+
+    def predict(self, item: VisibleItem) -> str:
+        return self.predict_many([item])[0]
+
+    def predict_many(self, items: Sequence[VisibleItem]) -> list[str]:
+        scores = self._classifier.probabilities([item.masked_prompt for item in items])
+        return [
+            best_candidate(item.candidates, score, self._prior)
+            for item, score in zip(items, scores, strict=True)
+        ]
+
+
+def _person_text(item: VisibleItem, person: str) -> str:
+    return "\n".join(item.masked(line.text, person) for line in item.lines_about(person))
+
+
+def _people(item: VisibleItem) -> list[str]:
+    return [candidate for candidate in item.candidates if candidate != NOBODY]
+
+
+class NgramWho(Baseline):
+    name = "ngram"
+    description = (
+        "TF-IDF + logistic regression on each person's lines (P(needs help)); "
+        "a second one on the scene for nobody"
+    )
+
+    def __init__(self) -> None:
+        self._person = _TextClassifier()
+        self._nobody = _TextClassifier()
+
+    def fit(self, items: Sequence[VisibleItem], keys: Sequence[str]) -> None:
+        check_training(items, keys)
+        texts, labels = [], []
+        for item, key in zip(items, keys, strict=True):
+            for person in _people(item):
+                texts.append(_person_text(item, person))
+                labels.append("yes" if person == key else "no")
+        self._person.fit(texts, labels)
+        self._nobody.fit(
+            [item.masked(item.scene) for item in items],
+            ["yes" if key == NOBODY else "no" for key in keys],
+        )
+
+    def predict(self, item: VisibleItem) -> str:
+        people = _people(item)
+        if NOBODY in item.candidates:
+            nobody = self._nobody.probabilities([item.masked(item.scene)])[0].get("yes", 0.0)
+            if nobody >= 0.5 or not people:
+                return NOBODY
+        scores = self._person.probabilities([_person_text(item, person) for person in people])
+        return best_candidate(
+            people, {p: s.get("yes", 0.0) for p, s in zip(people, scores, strict=True)}
+        )

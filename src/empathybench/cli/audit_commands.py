@@ -1,0 +1,157 @@
+"""``empathybench audit``: can surface-only baselines answer a suite? (see docs/audit.md)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from empathybench.audit.limits import DEFAULT_TRAIN_N, DEFAULT_TRAIN_SEED, MAX_TRAIN_N
+from empathybench.cli.console import console, err_console
+from empathybench.errors import UserError
+
+if TYPE_CHECKING:
+    from empathybench.audit.results import Accuracy, AuditReport
+
+EXIT_FAILED = 1
+
+
+def _cell(accuracy: Accuracy, interval: bool = True) -> str:
+    """``81.0 [72.2, 87.5]`` (percent, 95% Wilson interval), or a bare whole percent."""
+    if accuracy.accuracy is None:
+        return "–"
+    if not interval:
+        return f"{100 * accuracy.accuracy:.0f}"
+    text = f"{100 * accuracy.accuracy:.1f}"
+    if accuracy.low is not None and accuracy.high is not None:
+        text += f" [{100 * accuracy.low:.1f}, {100 * accuracy.high:.1f}]"
+    return text
+
+
+def audit_tables(report: AuditReport) -> list[Table]:
+    """One table per question (baselines × overall and per kind), then the summary."""
+    codes = _kind_codes()
+    tables = []
+    for q in report.questions:
+        kinds = list(q.kind_chance)
+        table = Table(
+            title=f"{q.question}: % correct on {q.n} items (answer from {q.candidates})",
+            title_justify="left",
+        )
+        table.add_column("baseline", no_wrap=True)
+        table.add_column("overall [95% CI]", justify="right", no_wrap=True)
+        for kind in kinds:
+            table.add_column(codes.get(kind, kind), justify="right")
+        for baseline in q.baselines:
+            table.add_row(
+                baseline.name,
+                _cell(baseline.overall),
+                *(_cell(baseline.kinds[kind], False) for kind in kinds),
+                style="bold" if baseline.name == q.best else None,
+            )
+        table.add_row(
+            "chance",
+            f"{100 * q.chance:.1f}",
+            *(f"{100 * q.kind_chance[kind]:.0f}" for kind in kinds),
+            style="dim",
+        )
+        tables.append(table)
+    summary = Table(title=f"shortcut audit of {report.suite}", title_justify="left")
+    for column in ("question", "chance %", "best baseline", "% [95% CI]", "limit %", "result"):
+        summary.add_column(column, justify="left" if column[0] in "qb" else "right")
+    for q in report.questions:
+        best = next(b for b in q.baselines if b.name == q.best)
+        summary.add_row(
+            q.question,
+            f"{100 * q.chance:.1f}",
+            q.best,
+            _cell(best.overall),
+            f"≤ {100 * q.limit:.1f}",
+            "[green]pass[/]" if q.passed else "[bold red]FAIL[/]",
+        )
+    summary.add_row("overall", "", "", "", "", "pass" if report.passed else "FAIL", style="bold")
+    tables.append(summary)
+    return tables
+
+
+def _audit(
+    suite: Annotated[str, typer.Argument(help="Bundled suite name or JSONL suite file.")],
+    train_n: Annotated[
+        int,
+        typer.Option("--train-n", help=f"Training items to generate (1 to {MAX_TRAIN_N:,})."),
+    ] = DEFAULT_TRAIN_N,
+    train_seed: Annotated[
+        int,
+        typer.Option("--train-seed", help="Seed of the training set (not the suite's seed)."),
+    ] = DEFAULT_TRAIN_SEED,
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="Folder to write audit.json and audit.md into."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON instead of tables.")
+    ] = False,
+) -> None:
+    """Train surface-only baselines on a separate generated set; report their accuracy on
+    SUITE beside chance. Exits 1 when a question fails its threshold."""
+    from empathybench.audit import audit_suite
+    from empathybench.audit.results import AUDIT_JSON, AUDIT_MARKDOWN, audit_markdown
+    from empathybench.jsonl import pretty_json, write_text_files
+    from empathybench.scenarios.suites import load_suite
+
+    if output is not None and output.exists() and not output.is_dir():
+        raise UserError(f"{output}: is a file; -o/--output takes a folder")
+    loaded = load_suite(suite)
+    with err_console.status("auditing") as status:
+        report = audit_suite(
+            loaded,
+            source=suite,
+            train_n=train_n,
+            train_seed=train_seed,
+            progress=lambda step: status.update(f"auditing: {step}"),
+        )
+    if as_json:
+        typer.echo(pretty_json(report), nl=False)
+    else:
+        _print_report(report)
+    if output is not None:
+        paths = write_text_files(
+            output, {AUDIT_JSON: pretty_json(report), AUDIT_MARKDOWN: audit_markdown(report)}
+        )
+        (err_console if as_json else console).print(
+            f"wrote {', '.join(str(p) for p in paths)}", highlight=False, markup=False
+        )
+    if not report.passed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _print_report(report: AuditReport) -> None:
+    from empathybench.audit.results import verdict
+
+    for table in audit_tables(report):
+        console.print(table)
+    training = report.training
+    console.print(
+        "kinds: "
+        + ", ".join(f"{code}={kind}" for kind, code in _kind_codes().items())
+        + f"; trained on {training.used:,} items generated with seed {training.seed} "
+        f"({training.dropped} dropped: the suite holds them)",
+        highlight=False,
+    )
+    for question, reason in report.not_audited.items():
+        console.print(f"{question}: not audited ({reason})", highlight=False)
+    for q in report.questions:
+        console.print(f"{q.question} limit: {q.rule}", highlight=False)
+    console.print(f"audit: {verdict(report.passed)}", highlight=False)
+
+
+def _kind_codes() -> dict[str, str]:
+    from empathybench.scenarios.generator import KIND_CODES
+
+    return {str(kind): code for kind, code in KIND_CODES.items()}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("audit")(_audit)

@@ -1,0 +1,230 @@
+"""Each baseline on items designed around its one cue: it follows the cue, and the expected
+answers sit at different option positions, so a baseline that ignored its cue (or always
+answered one position) would fail here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+from empathybench.audit.baseline import Baseline
+from empathybench.audit.keys import NO, NOBODY, YES
+from empathybench.audit.ngram import NgramChoice, NgramWho
+from empathybench.audit.rules import (
+    AlwaysYes,
+    CueLines,
+    CueLinesWho,
+    FirstNamed,
+    FirstSpeaker,
+    LastSpeaker,
+    LongestOption,
+    MajorityKey,
+    MajorityLetter,
+    MostWords,
+    ShortestOption,
+    ValenceEmotion,
+    ValenceHelp,
+)
+from empathybench.audit.suite_audit import make_baselines
+from empathybench.audit.visible import VisibleItem
+from tests.fakes.audit_items import scene, view, who_view
+
+ORDERS = [("joy", "fear", "anger"), ("anger", "joy", "fear"), ("fear", "anger", "joy")]
+NAMES = ["Ana", "Ben", "Cyd", "Dee"]
+EMOTION_CUES = {
+    "joy": "We won the cup and everyone is cheering.",
+    "fear": "There is a strange noise downstairs in the dark.",
+    "anger": "Someone scratched my car on purpose again.",
+}
+HELP_CUES = {
+    YES: "My wallet was stolen and I cannot get home tonight.",
+    NO: "Everything went fine today, I am just relaxing.",
+}
+GLAD = "This is wonderful, I love it, best day ever!"
+SAD = "This is awful, I hate it, worst day ever."
+VALENCES = {"joy": "positive", "calm": "positive", "fear": "negative", "anger": "negative"}
+
+
+@dataclass
+class Case:
+    make: Callable[[], Baseline]
+    test: list[VisibleItem]
+    expected: list[str]
+    train: list[VisibleItem] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+
+
+def _cue_training(
+    cues: dict[str, str], candidates: tuple[str, ...] | None
+) -> tuple[list[VisibleItem], list[str]]:
+    train, keys = [], []
+    for key, cue in cues.items():
+        for i, name in enumerate(NAMES):
+            item = scene([("narration", f"{name} sits down."), (name, cue)], ORDERS[i % 3])
+            train.append(view(item, candidates))
+            keys.append(key)
+    return train, keys
+
+
+def emotion_cue_case(make: Callable[[], Baseline]) -> Case:
+    test = [view(scene([("Eve", EMOTION_CUES[e])], ORDERS[0])) for e in ORDERS[0]]
+    return Case(make, test, list(ORDERS[0]), *_cue_training(EMOTION_CUES, None))
+
+
+def help_cue_case(make: Callable[[], Baseline]) -> Case:
+    test = [view(scene([("Eve", HELP_CUES[k])]), (YES, NO)) for k in (YES, NO)]
+    return Case(make, test, [YES, NO], *_cue_training(HELP_CUES, (YES, NO)))
+
+
+def _group(lines: list[tuple[str, str]], names: list[str]) -> VisibleItem:
+    return who_view(scene(lines, names=names), nobody=True)
+
+
+def who_cue_case(make: Callable[[], Baseline]) -> Case:
+    upset, calm = "{} is crying quietly in the corner.", "{} is reading the menu."
+    train, keys = [], []
+    pools = [NAMES[:3], NAMES[1:], [NAMES[0], NAMES[2], NAMES[3]], NAMES[:2] + NAMES[3:]]
+    for people in pools:
+        for keyed in range(3):
+            lines = [
+                ("narration", (upset if i == keyed else calm).format(p))
+                for i, p in enumerate(people)
+            ]
+            train.append(_group(lines, people))
+            keys.append(people[keyed])
+        train.append(_group([("narration", calm.format(p)) for p in people], people))
+        keys.append(NOBODY)
+    test_people = ["Eve", "Fay", "Gus"]
+    test, expected = [], []
+    for keyed in range(3):
+        lines = [
+            ("narration", (upset if i == keyed else calm).format(p))
+            for i, p in enumerate(test_people)
+        ]
+        test.append(_group(lines, test_people))
+        expected.append(test_people[keyed])
+    test.append(_group([("narration", calm.format(p)) for p in test_people], test_people))
+    expected.append(NOBODY)
+    return Case(make, test, expected, train, keys)
+
+
+def _speakers(first: str, second: str) -> VisibleItem:
+    people = ["Eve", "Fay", "Gus"]
+    opening = ("narration", "Eve, Fay and Gus are at a table.")
+    return who_view(scene([opening, (first, "Hi."), (second, "Hello there.")], names=people))
+
+
+def speaker_case(make: Callable[[], Baseline], last: bool) -> Case:
+    pairs = [("Fay", "Gus"), ("Eve", "Fay"), ("Gus", "Eve")]
+    return Case(make, [_speakers(*pair) for pair in pairs], [p[1] if last else p[0] for p in pairs])
+
+
+def most_words_case() -> Case:
+    people = ["Eve", "Fay", "Gus"]
+    opening = ("narration", "Eve, Fay and Gus are at a table.")
+    long = "I have had such a long and tiring day at work today."
+    test = [
+        who_view(scene([opening, (talker, long), (other, "Hi.")], names=people))
+        for talker, other in [("Eve", "Gus"), ("Fay", "Eve"), ("Gus", "Fay")]
+    ]
+    return Case(MostWords, test, ["Eve", "Fay", "Gus"])
+
+
+def first_named_case() -> Case:
+    listed = ["Eve", "Fay", "Gus"]  # participants' order, which the scene may not follow
+    test = [
+        who_view(
+            scene([("narration", f"{a} waves at {b}."), ("narration", f"{c} waits.")], names=listed)
+        )
+        for a, b, c in [("Gus", "Eve", "Fay"), ("Fay", "Gus", "Eve"), ("Eve", "Fay", "Gus")]
+    ]
+    return Case(FirstNamed, test, ["Gus", "Fay", "Eve"])
+
+
+def valence_case() -> Case:
+    test = [
+        view(scene([("Eve", GLAD)], ("fear", "joy", "anger"))),
+        view(scene([("Eve", SAD)], ("fear", "joy", "calm"))),
+        view(scene([("Eve", SAD)], ("joy", "calm", "anger"))),
+    ]
+    return Case(lambda: ValenceEmotion(VALENCES), test, ["joy", "fear", "anger"])
+
+
+def majority_letter_case() -> Case:
+    train = [view(scene([("Ana", "Hi.")], order)) for order in ORDERS * 2]
+    keys = [order[1] for order in ORDERS] + [ORDERS[0][0], ORDERS[1][1], ORDERS[2][2]]
+    test = [view(scene([("Eve", "Hello.")], order)) for order in ORDERS]
+    return Case(MajorityLetter, test, [order[1] for order in ORDERS], train, keys)
+
+
+def option_length_case(longest: bool) -> Case:
+    options = (
+        [("joy", "terrified", "calm"), ("furious", "joy", "sad"), ("sad", "joy", "surprised")]
+        if longest
+        else [
+            ("sad", "furious", "anxious"),
+            ("terrified", "joy", "calm"),
+            ("furious", "calm", "joy"),
+        ]
+    )
+    test = [view(scene([("Eve", "Hello.")], o)) for o in options]
+    expected = [max(o, key=len) if longest else min(o, key=len) for o in options]
+    return Case(LongestOption if longest else ShortestOption, test, expected)
+
+
+def help_rule_case(make: Callable[[], Baseline], expected: list[str]) -> Case:
+    test = [view(scene([("Eve", text)]), (YES, NO)) for text in (SAD, GLAD, GLAD)]
+    train = [view(scene([("Ana", "Hi.")]), (YES, NO)) for _ in range(5)]
+    return Case(make, test, expected, train, [NO, NO, NO, YES, YES])
+
+
+CASES: dict[str, Callable[[], Case]] = {
+    "emotion/ngram": lambda: emotion_cue_case(NgramChoice),
+    "emotion/cue-lines": lambda: emotion_cue_case(CueLines),
+    "emotion/valence": valence_case,
+    "emotion/majority-letter": majority_letter_case,
+    "emotion/longest-option": lambda: option_length_case(True),
+    "emotion/shortest-option": lambda: option_length_case(False),
+    "help/ngram": lambda: help_cue_case(NgramChoice),
+    "help/cue-lines": lambda: help_cue_case(CueLines),
+    "help/valence": lambda: help_rule_case(ValenceHelp, [YES, NO, NO]),
+    "help/always-yes": lambda: help_rule_case(AlwaysYes, [YES, YES, YES]),
+    "help/majority": lambda: help_rule_case(MajorityKey, [NO, NO, NO]),
+    "who/ngram": lambda: who_cue_case(NgramWho),
+    "who/cue-lines": lambda: who_cue_case(CueLinesWho),
+    "who/first-speaker": lambda: speaker_case(FirstSpeaker, last=False),
+    "who/last-speaker": lambda: speaker_case(LastSpeaker, last=True),
+    "who/most-words": most_words_case,
+    "who/first-named": first_named_case,
+}
+
+
+def test_every_audited_baseline_has_a_designed_case() -> None:
+    audited = {
+        f"{question}/{baseline.name}"
+        for question in ("emotion", "help", "who")
+        for baseline in make_baselines(question, {})  # type: ignore[arg-type]
+    }
+    assert audited == set(CASES)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_baseline_follows_its_cue(name: str) -> None:
+    case = CASES[name]()
+    baseline = case.make()
+    baseline.fit(case.train, case.keys)
+    assert baseline.name == name.split("/")[1]
+    assert baseline.predict_many(case.test) == case.expected
+    assert [baseline.predict(item) for item in case.test] == case.expected
+    # The expected answers are not all one position (except where the rule is a position).
+    positions = {
+        item.candidates.index(answer) for item, answer in zip(case.test, case.expected, strict=True)
+    }
+    assert len(positions) > 1 or name in {
+        "emotion/majority-letter",
+        "help/always-yes",
+        "help/majority",
+        "who/first-named",
+    }
