@@ -35,20 +35,9 @@ def help_key(item: Scenario) -> str:
 
 
 def group_help_key(item: Scenario) -> str:
-    """Who in a group item needs help: a participant's name, or ``NOBODY``.
-
-    Template versions from v2 on key it in ``expected.help_person`` (None together with
-    ``help_needed`` false means nobody). Without that field (v1), or when it is None while
-    help is needed, the key is the focus person.
-    """
-    expected = item.expected
-    if hasattr(expected, "help_person"):
-        person = getattr(expected, "help_person", None)
-        if isinstance(person, str):
-            return person
-        if not expected.help_needed:
-            return NOBODY
-    return item.focus_person
+    """Who in a group item needs help: a participant's name, or ``NOBODY``
+    (``Scenario.group_help_key``; v1 group items presuppose it is the person in focus)."""
+    return item.group_help_key or item.focus_person
 
 
 def is_group_item(item: Scenario) -> bool:
