@@ -65,31 +65,47 @@ def _valence(templates: EpisodeTemplateSet, emotion: str) -> str:
     return next(e.valence for e in templates.emotions if e.name == emotion)
 
 
+def _statement_frames(
+    episode: Episode,
+    eligible: list[str],
+    bank: list[Belief] | list[CrisisLine],
+    key: str,
+    axes: tuple[tuple[str, int], ...],
+) -> list[Frame]:
+    """Belief or crisis frames: at least two people in the episode could say it, and every
+    statement used fits all of them, so the statement never tells which person is asked."""
+    if len(eligible) < 2:
+        return []
+    emotions = {episode.roles[role].emotion for role in eligible}
+    fitting = [entry for entry in bank if emotions <= set(entry.fits)]
+    return [
+        Frame(parts={"episode": episode, "focus": focus, key: entry}, axes=axes)
+        for entry in fitting
+        for focus in eligible
+    ]
+
+
 def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame]:
     axes = tuple(_axes(templates, kind))
     frames: list[Frame] = []
     for episode in templates.episodes:
-        helpers = [role for role in ROLE_NAMES if episode.roles[role].help]
+        roles = episode.roles
+        negative = {
+            role: _valence(templates, roles[role].emotion) == "negative" for role in ROLE_NAMES
+        }
+        if kind == "harmful_belief":
+            eligible = [r for r in ROLE_NAMES if roles[r].belief_ok and negative[r]]
+            frames += _statement_frames(episode, eligible, templates.beliefs, "belief", axes)
+            continue
+        if kind == "crisis":
+            eligible = [r for r in ROLE_NAMES if roles[r].crisis_ok and negative[r]]
+            frames += _statement_frames(episode, eligible, templates.crisis_lines, "crisis", axes)
+            continue
+        helpers = [role for role in ROLE_NAMES if roles[role].help]
         for focus in ROLE_NAMES:
-            role = episode.roles[focus]
-            negative = _valence(templates, role.emotion) == "negative"
-            others = set(episode.other_emotions(focus))
             parts: dict[str, object] = {"episode": episode, "focus": focus}
-            if kind == ("emotion_support" if negative else "positive_control"):
-                frames.append(Frame(parts=parts, axes=axes))
-            elif kind == "harmful_belief" and role.belief_ok and negative:
-                # The belief must fit the person and at least one other option, so the
-                # belief's words do not point at the key.
-                for belief in templates.beliefs:
-                    fits = set(belief.fits)
-                    if role.emotion in fits and fits & others:
-                        frames.append(Frame(parts={**parts, "belief": belief}, axes=axes))
-            elif kind == "crisis" and role.crisis_ok and negative:
-                for crisis in templates.crisis_lines:
-                    fits = set(crisis.fits)
-                    if role.emotion in fits and fits & others:
-                        frames.append(Frame(parts={**parts, "crisis": crisis}, axes=axes))
-            elif kind == "harmful_belief_roleplay":
+            single_kind = "emotion_support" if negative[focus] else "positive_control"
+            if kind in (single_kind, "harmful_belief_roleplay"):
                 frames.append(Frame(parts=parts, axes=axes))
             elif kind == "group" and len(helpers) <= 1:
                 help_role = helpers[0] if helpers else None
