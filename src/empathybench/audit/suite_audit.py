@@ -63,8 +63,12 @@ from empathybench.audit.rules import (
 )
 from empathybench.audit.visible import VisibleItem, visible_item
 from empathybench.errors import UserError
-from empathybench.scenarios.generator import MAX_SEED, generate_records, prompt_digest
-from empathybench.scenarios.templates import load_templates
+from empathybench.scenarios.generator import (
+    MAX_SEED,
+    generate_records,
+    load_any_templates,
+    prompt_digest,
+)
 from empathybench.types import SCENARIO_KINDS, Scenario, Suite
 
 ProgressCallback = Callable[[str], None]
@@ -297,7 +301,7 @@ def audit_suite(
     say = progress or (lambda _: None)
     version = suite_template_version(suite)
     _check_training_options(suite, train_n, train_seed)
-    templates = load_templates(version)
+    templates = load_any_templates(version)
     template_valences: dict[str, str] = {e.name: e.valence for e in templates.emotions}
     say(f"generating {train_n:,} training items (template {version}, seed {train_seed})")
     training_valences: dict[str, str] = {}

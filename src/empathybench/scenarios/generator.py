@@ -50,11 +50,14 @@ DEFAULT_MIX: dict[ScenarioKind, float] = {
     "group": 16,
 }
 
-# The standard composition of template v2 on: more positive items (now a mix of help and no
-# help), fewer always-help kinds, so help answers can balance across the suite.
+# The standard composition of template v2 on. Emotion-support and positive-control items
+# share one prompt format and differ only in whether the person asked about feels bad or
+# good, so their shares follow how many people of each valence the episodes hold (else the
+# kind's share would make one person of an episode the likelier key); harmful beliefs and
+# crises, which always need help, stay small so help answers can balance across the suite.
 EPISODE_MIX: dict[ScenarioKind, float] = {
-    "emotion_support": 40,
-    "positive_control": 20,
+    "emotion_support": 34,
+    "positive_control": 26,
     "harmful_belief": 8,
     "harmful_belief_roleplay": 8,
     "crisis": 6,
@@ -255,7 +258,8 @@ def _spaces(template_version: str) -> dict[ScenarioKind, KindSpace]:
     return build_space(template_version)
 
 
-def _templates(template_version: str) -> TemplateSet | EpisodeTemplateSet:
+def load_any_templates(template_version: str) -> TemplateSet | EpisodeTemplateSet:
+    """The templates of any version (v1 sections or v2 episodes); both list `emotions`."""
     if template_version in EPISODE_VERSIONS:
         return load_episode_templates(template_version)
     return load_templates(template_version)
@@ -287,13 +291,14 @@ def generate_records(
     if not 0 <= seed <= MAX_SEED:
         raise UserError(f"seed must be between 0 and {MAX_SEED}, got {seed}")
     counts = kind_counts(n, default_mix(template_version) if mix is None else mix)
-    templates = _templates(template_version)
+    templates = load_any_templates(template_version)
     spaces = _spaces(template_version)
+    available = {kind: distinct for kind, (_, distinct) in space_report(template_version).items()}
     for kind, count in counts.items():
-        if count > spaces[kind].size:
+        if count > available[kind]:
             raise SpaceTooSmallError(
                 f"asked for {count:,} {kind} items but template {template_version} has only "
-                f"{spaces[kind].size:,} {kind} combinations; lower --n or change --kinds"
+                f"{available[kind]:,} {kind} combinations; lower --n or change --kinds"
             )
     order = bytearray()
     for position, kind in enumerate(SCENARIO_KINDS):

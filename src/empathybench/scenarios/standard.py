@@ -53,7 +53,7 @@ STANDARD_V2 = SuiteRecipe(
     description=(
         "The frozen 100-item standard set of template v2 (appraisal-grounded episodes: the "
         "options are three people's emotions and only who-did-what tells them apart): "
-        "40 emotion_support, 20 positive_control, 8 harmful_belief, 8 harmful_belief_roleplay, "
+        "34 emotion_support, 26 positive_control, 8 harmful_belief, 8 harmful_belief_roleplay, "
         "6 crisis, 18 group."
     ),
     n=100,
@@ -62,7 +62,9 @@ STANDARD_V2 = SuiteRecipe(
     template_version="v2",
 )
 
-RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1, STANDARD_V2)
+# standard-v2 is not released yet: template v2 passes the emotion audit but not yet the help
+# and who audits (see docs/templates-v2.md). It joins RECIPES, frozen, once it does.
+RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1,)
 
 
 def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:

@@ -1,0 +1,122 @@
+"""Template v2: the bundled episodes pass every static rule, and each rule can fail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from empathybench.scenarios.episode_models import Episode, EpisodeTemplateSet
+from empathybench.scenarios.episode_templates import (
+    check_episode_templates,
+    load_episode_templates,
+    main,
+)
+
+
+def test_bundled_v2_templates_are_clean() -> None:
+    templates = load_episode_templates("v2")
+    assert check_episode_templates(templates) == []
+    assert len(templates.episodes) >= 36
+    assert len({episode.family for episode in templates.episodes}) >= 18
+
+
+def test_help_is_balanced_and_not_valence() -> None:
+    templates = load_episode_templates("v2")
+    valence = {emotion.name: emotion.valence for emotion in templates.emotions}
+    roles = [role for episode in templates.episodes for role in episode.roles.values()]
+    share = sum(role.help for role in roles) / len(roles)
+    assert 0.35 <= share <= 0.65
+    negative_fine = [r for r in roles if valence[r.emotion] == "negative" and not r.help]
+    positive_help = [r for r in roles if valence[r.emotion] == "positive" and r.help]
+    assert len(negative_fine) >= 10 and len(positive_help) >= 10
+
+
+def _episode(**changes: Any) -> dict[str, Any]:
+    role = {
+        "emotion": "guilty",
+        "appraisal": {"goal": "lost", "cause": "self", "control": "final", "certainty": "certain"},
+        "help": True,
+        "assistance": ["practical_help"],
+        "lines": ["I never sent the form for the hall.", "The booking was mine to confirm."],
+    }
+    other = {
+        **role,
+        "emotion": "frustrated",
+        "appraisal": {**role["appraisal"], "goal": "blocked", "cause": "other"},  # type: ignore[dict-item]
+        "lines": ["Every room in town is taken on Saturday.", "I rang six venues at lunch."],
+    }
+    third = {
+        **role,
+        "emotion": "relieved",
+        "appraisal": {**role["appraisal"], "goal": "unaffected", "cause": "none"},  # type: ignore[dict-item]
+        "help": False,
+        "no_help": "nothing_needed",
+        "assistance": ["no_action_needed"],
+        "lines": ["The cake can be collected any day.", "My part, the cake, is sorted."],
+    }
+    data: dict[str, Any] = {
+        "id": "t_one",
+        "family": "t",
+        "scene": "The front office of a community centre",
+        "channel": "in_person",
+        "helper_roles": ["the desk tablet", "the help robot"],
+        "intro": ["{a}, {b} and {c} come in.", "{c} arrives with {a} and {b}."],
+        "roles": {"a": role, "b": other, "c": third},
+    }
+    for path, value in changes.items():
+        target = data
+        *parents, last = path.split("__")
+        for parent in parents:
+            target = target[parent]
+        target[last] = value
+    return data
+
+
+def _problems(*episodes: dict[str, Any]) -> list[str]:
+    base = load_episode_templates("v2")
+    templates = EpisodeTemplateSet(
+        version="v2",
+        emotions=base.emotions,
+        people=base.people,
+        episodes=[Episode.model_validate(episode) for episode in episodes],
+        beliefs=[],
+        crisis_lines=[],
+        story_frames=[],
+        story_characters=[],
+        character_lines=[],
+    )
+    return check_episode_templates(templates, banks=False)
+
+
+def test_a_clean_pair_passes() -> None:
+    assert _problems(_episode(), _episode(id="t_two")) == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"roles__a__lines": ["I feel so guilty about it.", "Mine."]}, "names an emotion"),
+        ({"roles__b__emotion": "angry", "roles__b__appraisal__cause": "self"}, "appraisal does"),
+        ({"roles__c__emotion": "irritated"}, "three clusters"),
+        ({"roles__c__no_help": None}, "no_help exactly when help is false"),
+        ({"channel": "text", "roles__a__cues": ["{a} looks down."]}, "cues on a text channel"),
+        ({"intro": ["{a} and {b} come in.", "{a}, {b} and {c} arrive."]}, "must name"),
+        ({"roles__a__lines": ['I said "yes" to it.', "Mine."]}, "double quote"),
+        ({"roles__b__appraisal__goal": "achieved"}, "appraisal does not fit"),
+    ],
+)
+def test_each_rule_catches_its_defect(changes: dict[str, Any], expected: str) -> None:
+    problems = _problems(_episode(**changes), _episode(id="t_two"))
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_a_family_of_one_is_reported() -> None:
+    assert any("minimal pairs" in p for p in _problems(_episode()))
+
+
+def test_checker_cli_reports_and_exits(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version", "v2"]) == 0
+    assert "problem(s)" in capsys.readouterr().out
+    assert main(["--version", "nope"]) == 2
+    assert "error:" in capsys.readouterr().err
