@@ -23,9 +23,9 @@ from pathlib import Path
 import matplotlib
 from matplotlib.projections.polar import PolarAxes
 
-from empathybench.analysis.secondary_metrics import distinct_n, words
 from empathybench.analysis.statistics import bootstrap_paired_difference
 from empathybench.analysis.summary import Interval, interval, summary_judges
+from empathybench.analysis.text_metrics import distinct_n, repeated_ngram_share, words
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.offline_judge import judge_label
@@ -137,18 +137,12 @@ def _source_scores(study: Study, source: str, judges: list[str]) -> list[_Answer
     return [_answer_scores(verdicts, key[0]) for key, verdicts in sorted(by_key.items())]
 
 
-def repeated_trigram_share(tokens: list[str]) -> float:
-    """Share of the trigrams of one answer that repeat an earlier trigram of that answer."""
-    grams = [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
-    return (len(grams) - len(set(grams))) / len(grams) if grams else 0.0
-
-
 def text_shape(answers: list[SourceAnswer], seed: int) -> TextShape:
     tokens = [words(answer.text) for answer in answers]
     questions = [answer.question_id for answer in answers]
     return TextShape(
         words=interval([float(len(t)) for t in tokens], questions, seed),
-        repeated_trigrams=interval([repeated_trigram_share(t) for t in tokens], questions, seed),
+        repeated_trigrams=interval([repeated_ngram_share(t, 3) for t in tokens], questions, seed),
         distinct_2=distinct_n(tokens, 2),
     )
 
