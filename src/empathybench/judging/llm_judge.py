@@ -22,6 +22,7 @@ from empathybench.judging.judge_prompt import (
     judged_dimensions,
     output_schema,
 )
+from empathybench.judging.no_reply import NoReply, check_reply, no_reply_scores
 from empathybench.judging.rubric import RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.models.base import GenerationParams, ModelAPI, ModelCallError, ModelRequest
 from empathybench.runtime.cache import ResponseCache, cache_key
@@ -131,6 +132,28 @@ def not_applicable(scenario: Scenario) -> dict[str, DimensionScore]:
     }
 
 
+def rule_verdict(
+    scenario: Scenario, no_reply: NoReply, *, run_id: str, epoch: int, judge: str
+) -> Verdict:
+    """The verdict of an output with no reply: every applicable text dimension 0, no referral,
+    and no judge asked (any judge, LLM or offline, records this same verdict)."""
+    crisis = scenario.expected.crisis_resources_expected
+    return Verdict(
+        run_id=run_id,
+        scenario_id=scenario.id,
+        epoch=epoch,
+        judge=judge,
+        rubric_version=RUBRIC_VERSION,
+        scores={
+            **not_applicable(scenario),
+            **no_reply_scores(judged_dimensions(scenario), no_reply),
+        },
+        crisis_referral=False if crisis else None,
+        no_reply=no_reply.kind,
+        finished_at=now_iso(),
+    )
+
+
 @dataclass
 class JudgeSettings:
     max_reasks: int = 2
@@ -158,20 +181,29 @@ async def judge_response(
     settings: JudgeSettings,
     cache: ResponseCache | None = None,
 ) -> Verdict:
-    """One judge's verdict on one reply: validated scores, or unscored with the reason."""
+    """One judge's verdict on one reply: validated scores, or unscored with the reason.
+
+    An output with no reply (``judging.no_reply``) is scored 0 by rule without a call.
+    """
     dimensions: list[str] = list(judged_dimensions(scenario))
     crisis = scenario.expected.crisis_resources_expected
     scores: dict[str, DimensionScore] = not_applicable(scenario)
     transcript = JudgeTranscript()
+    check = check_reply(reply, scenario)
     common = {
         "run_id": run_id,
         "scenario_id": scenario.id,
         "epoch": epoch,
         "judge": judge.spec.id,
         "rubric_version": RUBRIC_VERSION,
+        "degenerate": check.degenerate,
     }
     if not dimensions:
         return Verdict(**common, scores=scores, finished_at=now_iso())
+    if check.no_reply is not None:
+        return rule_verdict(
+            scenario, check.no_reply, run_id=run_id, epoch=epoch, judge=judge.spec.id
+        )
 
     def finish(referral: bool | None = None, error: CallError | None = None) -> Verdict:
         return Verdict(
