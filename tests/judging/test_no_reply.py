@@ -271,7 +271,8 @@ def test_a_run_counts_no_replies_and_asks_the_judge_only_about_replies(
     row = (report.output / "results.csv").read_text().splitlines()
     header, values = row[0].split(","), row[1].split(",")
     assert values[header.index("no_reply")] == str(len(silent))
-    assert "no reply" in (report.output / "report.html").read_text()
+    html = (report.output / "report.html").read_text()
+    assert html.count("only the answer options, no reply: text dimensions 0 by rule") == len(silent)
     runs, _ = load_runs([run_dir])
     [entry] = build_leaderboard(runs).entries
     assert entry.no_reply == len(silent)
@@ -311,3 +312,23 @@ def test_verdicts_from_before_the_rule_are_redone_by_the_rule_without_a_call(
     assert result.judged == len(silent)
     latest = store.verdicts("mock/judge-a").latest()
     assert {k[0] for k, v in latest.items() if v.no_reply} == silent
+
+
+def test_records_written_before_the_rule_still_read() -> None:
+    from empathybench.analysis.summary import RunSummary
+    from empathybench.therapy.verdicts import TherapyVerdict
+
+    old = {
+        "run_id": "r",
+        "scenario_id": "s",
+        "epoch": 0,
+        "judge": "mock/j",
+        "rubric_version": "rubric-v1",
+        "scores": {"cheering_up": {"status": "scored", "value": 0.5}},
+        "finished_at": "then",
+    }
+    verdict = Verdict.model_validate(old)
+    assert (verdict.no_reply, verdict.degenerate) == (None, None)
+    therapy = {k: v for k, v in old.items() if k != "run_id"} | {"source": "human", "scores": {}}
+    assert TherapyVerdict.model_validate(therapy).no_reply is None
+    assert "no_reply" not in RunSummary.model_json_schema()["required"]
