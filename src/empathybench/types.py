@@ -322,6 +322,16 @@ class RunManifest(Record):
 
 
 ScoreStatus = Literal["scored", "na", "unscored"]
+NoReplyKind = Literal[
+    "empty",
+    "empty_reply",
+    "placeholder",
+    "options_only",
+    "scene_only",
+    "answer_lines_only",
+    "labels_only",
+]
+"""Why an output holds no reply to the person (``judging.no_reply``)."""
 
 
 class DimensionScore(Record):
@@ -331,7 +341,7 @@ class DimensionScore(Record):
     value: float | None = Field(default=None, ge=0.0, le=1.0)
     rationale: str | None = None
     reason: str | None = None
-    """Why the dimension is n/a or unscored."""
+    """Why the dimension is n/a or unscored; ``no reply`` when the no-reply rule scored it 0."""
 
 
 class Verdict(Record):
@@ -353,6 +363,10 @@ class Verdict(Record):
     request_key: str | None = None
     error: CallError | None = None
     finished_at: str
+    no_reply: NoReplyKind | None = None
+    """Set when the output held no reply: the text dimensions are 0 by rule, no judge asked."""
+    degenerate: str | None = None
+    """Why the reply looks like a degenerate loop (flagged and counted, never scored down)."""
 
 
 class JudgeDecision(Record):

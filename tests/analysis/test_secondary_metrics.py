@@ -11,19 +11,7 @@ from empathybench.types import Suite
 from tests.fakes.mock_runs import answering, make_run
 
 
-def test_words_distinct_n_and_openings_by_hand() -> None:
-    assert metrics.words("I'm here, FOR you!  2 times") == [
-        "i'm",
-        "here",
-        "for",
-        "you",
-        "2",
-        "times",
-    ]
-    replies = [["a", "b", "a"], ["a", "b"]]
-    assert metrics.distinct_n(replies, 1) == pytest.approx(2 / 5)
-    assert metrics.distinct_n(replies, 2) == pytest.approx(2 / 3)  # ab, ba, ab
-    assert metrics.distinct_n([["a"]], 2) is None
+def test_openings_by_hand() -> None:
     assert metrics.openings([["x", "y", "z", "w"], ["x", "y", "z"], ["q"], []]) == {
         "x y z": 2,
         "q": 1,

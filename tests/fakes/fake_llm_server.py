@@ -46,6 +46,7 @@ class Behaviour:
     refusal: str | None = None
     null_content: bool = False
     message: str | None = None
+    tool_inputs: tuple[Any, ...] = ()
 
 
 def ok(
@@ -56,9 +57,13 @@ def ok(
     reasoning: str | None = None,
     reasoning_field: str = "reasoning_content",
     refusal: str | None = None,
+    tool_inputs: tuple[Any, ...] = (),
 ) -> Behaviour:
     """A 200 answer. ``stop`` is sent verbatim as finish_reason / stop_reason; ``refusal`` is
-    OpenAI's message.refusal (content null) or Anthropic's stop_reason=refusal with that text."""
+    OpenAI's message.refusal (content null) or Anthropic's stop_reason=refusal with that text.
+    ``tool_inputs`` (Anthropic): one ``tool_use`` block per input, calling the tool the request
+    forces with ``tool_choice`` (stop_reason tool_use); ``text`` then adds a text block only when
+    given."""
     return Behaviour(
         "ok",
         text=text,
@@ -67,6 +72,7 @@ def ok(
         reasoning=reasoning,
         reasoning_field=reasoning_field,
         refusal=refusal,
+        tool_inputs=tool_inputs,
     )
 
 
@@ -325,9 +331,24 @@ class _Handler(BaseHTTPRequestHandler):
                 )
             if behaviour.refusal is not None:
                 text = behaviour.refusal
-            if text or not empty:
+            if behaviour.tool_inputs and behaviour.text is None:
+                text = ""
+            if text or not (empty or behaviour.tool_inputs):
                 blocks.append({"type": "text", "text": text})
+            choice = body.get("tool_choice")
+            tool = choice.get("name") if isinstance(choice, dict) else None
+            for index, tool_input in enumerate(behaviour.tool_inputs):
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_fake_{index}",
+                        "name": tool or "unrequested_tool",
+                        "input": tool_input,
+                    }
+                )
             stop = "refusal" if behaviour.refusal is not None else behaviour.stop or "end_turn"
+            if behaviour.tool_inputs and behaviour.stop is None:
+                stop = "tool_use"
             return {
                 "id": "msg_fake",
                 "type": "message",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from empathybench.models.base import ModelRequest
+from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
 from empathybench.runner import RunOptions, execute_run
 from empathybench.therapy.questions import QuestionSet, TherapyQuestion
@@ -17,10 +19,16 @@ QUESTIONS = (
 )
 
 
-def make_study(directory: Path, models: tuple[str, ...] = ("mock/alpha",)) -> Study:
-    """A study of three questions with references, answered by ``models``."""
+def make_study(
+    directory: Path,
+    models: tuple[str, ...] = ("mock/alpha",),
+    answers: dict[str, dict[str, str]] | None = None,
+) -> Study:
+    """A study of three questions with references, answered by ``models`` and by scripted
+    mock models that give ``answers[model][question id]``."""
     study = Study.create_or_open(directory, QuestionSet("tiny", "tiny", QUESTIONS))
-    for model in models:
+    scripted = {name: _scripted(name, by_id) for name, by_id in (answers or {}).items()}
+    for model in (*models, *scripted):
         spec = parse_model_id(model)
         asyncio.run(
             execute_run(
@@ -30,7 +38,21 @@ def make_study(directory: Path, models: tuple[str, ...] = ("mock/alpha",)) -> St
                     spec=spec,
                     run_dir=study.run_dir(spec.id),
                     show_progress=False,
-                )
+                ),
+                scripted.get(model),
             )
         )
     return study
+
+
+def _scripted(model: str, by_id: dict[str, str]) -> MockModel:
+    by_question = {q.question: by_id[q.id] for q in QUESTIONS}
+
+    def script(request: ModelRequest, attempt: int) -> str:
+        return next(
+            text
+            for question, text in by_question.items()
+            if question in request.messages[-1].content
+        )
+
+    return MockModel(parse_model_id(model), script=script)

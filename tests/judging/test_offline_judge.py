@@ -12,6 +12,7 @@ from empathybench.analysis.summary import build_run_summary
 from empathybench.errors import UserError
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.judging.llm_judge import JudgeSettings
+from empathybench.judging.no_reply import NO_REPLY
 from empathybench.judging.offline_judge import (
     OFFLINE_LABEL,
     evaluate_offline_judge,
@@ -25,8 +26,9 @@ from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.registry import parse_model_id
 from empathybench.runtime.run_store import RunStore
+from empathybench.scenarios.suites import load_suite
 from empathybench.scorer.heads import TrainingSettings
-from empathybench.types import Suite
+from empathybench.types import Scenario, Suite
 
 pytestmark = pytest.mark.torch
 
@@ -130,3 +132,37 @@ def test_distillation_refuses_a_judge_that_did_not_judge_the_run(run_dir: Path) 
         labels_from_run(run_dir, "mock/judge-a")
     with pytest.raises(UserError, match="not from an offline judge"):
         labels_from_run(run_dir, "offline")
+
+
+def test_non_replies_score_zero_without_reaching_the_head(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.fakes.non_replies import non_replies
+
+    chosen: dict[str, Scenario] = {}
+    for scenario in load_suite("standard-v1").scenarios:
+        chosen.setdefault(scenario.kind, scenario)
+    items = [(s, text) for s in chosen.values() for text in non_replies(s)]
+    assert len(items) >= 170
+    judge = load_offline_judge()
+
+    def never(features: object, **kwargs: object) -> object:
+        raise AssertionError("the head was asked about an output with no reply")
+
+    monkeypatch.setattr(judge.head, "predict", never)
+    verdicts = judge.judge(items, run_id="t")
+    for (scenario, _), verdict in zip(items, verdicts, strict=True):
+        assert verdict.no_reply is not None
+        for dimension in judged_dimensions(scenario):
+            score = verdict.scores[dimension]
+            assert (score.value, score.reason) == (0.0, NO_REPLY)
+    # Mixed with real replies, only the replies reach the head, in one batch, in order.
+    monkeypatch.undo()
+    scenario = chosen["emotion_support"]
+    mixed = judge.judge([(scenario, "A) x\nB) y"), (scenario, GOOD), (scenario, "")], run_id="t")
+    assert [v.no_reply for v in mixed] == ["options_only", None, "empty"]
+    assert mixed[1].scores["cheering_up"].reason is None
+    assert (
+        mixed[1].scores["cheering_up"].value
+        == judge.judge([(scenario, GOOD)], run_id="t")[0].scores["cheering_up"].value
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import time
 import traceback
 from collections.abc import Iterator
@@ -252,3 +253,55 @@ def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     with pytest.raises(UserError, match="ANTHROPIC_API_KEY"):
         AnthropicModel(parse_model_id("anthropic/claude-test"))
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"cheering_up": {"type": "number", "enum": [0, 0.5, 1]}},
+    "required": ["cheering_up"],
+    "additionalProperties": False,
+}
+
+
+def json_request(schema: dict[str, object] | None = SCHEMA) -> ModelRequest:
+    return request().model_copy(update={"json_schema": schema})
+
+
+def test_json_requests_force_the_answer_tool_and_read_its_input(server: FakeLLMServer) -> None:
+    server.default = ok(tool_inputs=({"cheering_up": 0.5},))
+    [output] = call(make_model(server), json_request())
+    assert json.loads(output.text) == {"cheering_up": 0.5}
+    assert output.stop_reason == "tool_use"
+    [received] = server.requests
+    [tool] = received.body["tools"]
+    assert tool["name"] == "record_answer" and tool["input_schema"] == SCHEMA
+    assert received.body["tool_choice"] == {"type": "tool", "name": "record_answer"}
+
+
+def test_plain_requests_and_structured_output_off_send_no_tool(server: FakeLLMServer) -> None:
+    call(make_model(server), request())
+    spec = parse_model_id(
+        "anthropic/claude-test",
+        base_url=server.anthropic_base_url,
+        options={"timeout": 1.0, "structured_output": False},
+    )
+    [output] = call(AnthropicModel(spec), json_request())
+    assert output.text == default_text(PROMPT)  # the text answer, read as usual
+    assert all("tools" not in r.body and "tool_choice" not in r.body for r in server.requests)
+
+
+def test_tool_answers_that_are_not_one_object(server: FakeLLMServer) -> None:
+    server.default = ok(tool_inputs=(["not", "an", "object"],))
+    with pytest.raises(ModelCallError, match="not an object") as caught:
+        call(make_model(server), json_request())
+    assert caught.value.kind == "bad_response"
+    # Two calls come back as two objects, which a judge's answer check rejects as ambiguous.
+    server.default = ok(tool_inputs=({"cheering_up": 1}, {"cheering_up": 0}))
+    [output] = call(make_model(server), json_request())
+    assert [json.loads(line) for line in output.text.splitlines()] == [
+        {"cheering_up": 1},
+        {"cheering_up": 0},
+    ]
+    # Without a tool call the text blocks are the answer (and checked like any text answer).
+    server.default = ok('{"cheering_up": 1}')
+    assert call(make_model(server), json_request())[0].text == '{"cheering_up": 1}'

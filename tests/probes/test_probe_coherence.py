@@ -6,21 +6,7 @@ import math
 
 import pytest
 
-from empathybench.probes.coherence import (
-    check_text,
-    distinct_n,
-    is_coherent,
-    perplexity,
-    repetition_rate,
-)
-
-
-def test_distinct_and_repetition() -> None:
-    assert distinct_n(["a", "b", "a", "b"], 1) == 0.5
-    assert distinct_n(["a", "b", "a", "b"], 2) == pytest.approx(2 / 3)
-    assert distinct_n(["a"], 2) is None
-    assert repetition_rate([1, 2, 3, 1, 2, 3, 1, 2, 3]) == pytest.approx(4 / 7)
-    assert repetition_rate([1, 2]) == 0.0
+from empathybench.probes.coherence import check_text, is_coherent, perplexity
 
 
 def test_checks_and_coherence() -> None:

@@ -4,11 +4,7 @@ import pytest
 
 from empathybench.errors import UserError
 from empathybench.runtime.provenance import now_iso
-from empathybench.therapy.report import (
-    build_therapy_report,
-    repeated_trigram_share,
-    write_therapy_report,
-)
+from empathybench.therapy.report import build_therapy_report, write_therapy_report
 from empathybench.therapy.study import HUMAN, Study
 from empathybench.therapy.verdicts import COMPONENTS, ComponentScore, TherapyVerdict
 from tests.fakes.cli_process import run_cli
@@ -103,13 +99,6 @@ def test_report_command_prints_the_table(study: Study) -> None:
     assert (study.directory / "report" / "therapy.md").is_file()
     missing = run_cli("therapy", "report", "--study", str(study.directory / "nope"))
     assert missing.returncode == 2 and "not a therapy study" in missing.stderr
-
-
-def test_repetition_is_measured_within_an_answer() -> None:
-    assert repeated_trigram_share(["i", "am", "here", "for", "you"]) == 0.0
-    looping = ["i", "am", "here", "i", "am", "here", "i", "am", "here"]  # 7 trigrams, 3 distinct
-    assert repeated_trigram_share(looping) == pytest.approx(4 / 7)
-    assert repeated_trigram_share(["too", "short"]) == 0.0
 
 
 def test_report_gives_answer_length_beside_the_scores(study: Study) -> None:

@@ -48,6 +48,10 @@ class LeaderboardEntry(Record):
     seed_overall: float | None
     dimensions: dict[str, Interval]
     responses: int
+    no_reply: int = 0
+    """Answered items with no reply to the person (text dimensions 0 by rule)."""
+    degenerate: int = 0
+    """Replies flagged as degenerate loops (counted, not scored down)."""
     difference_to_next: Interval | None = None
     """Paired difference of this run's overall minus the next run's, over shared items."""
     p_value_to_next: float | None = None
@@ -193,6 +197,8 @@ def _ranked_entries(
             seed_overall=summary.seed_overall,
             dimensions={d.dimension: d.estimate for d in summary.dimensions if d.judged},
             responses=summary.responses,
+            no_reply=summary.no_reply,
+            degenerate=summary.degenerate,
         )
         if position + 1 < len(runs):
             entry = entry.model_copy(

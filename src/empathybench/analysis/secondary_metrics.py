@@ -13,7 +13,6 @@ Distinct-n falls as the number of replies grows, so compare it between runs of o
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -22,6 +21,7 @@ from typing import Any
 from pydantic import Field
 
 from empathybench.analysis.summary import Interval, RunData, interval
+from empathybench.analysis.text_metrics import distinct_n, words
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.types import Record
 
@@ -41,7 +41,6 @@ EMPATH_CATEGORIES: tuple[str, ...] = (
 OPENING_WORDS = 3
 POSITIVE_COMPOUND = 0.05
 """VADER's conventional thresholds: compound >= 0.05 positive, <= -0.05 negative."""
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 class OpeningCount(Record):
@@ -101,11 +100,6 @@ def _empath() -> Any:
     return Empath()  # reads the bundled lexicon; only create_category would use the network
 
 
-def words(text: str) -> list[str]:
-    """Lower-case word tokens (Empath's own tokenizer only splits on spaces)."""
-    return _WORD.findall(text.lower())
-
-
 def sentiment(text: str) -> float:
     """VADER's compound score of ``text``."""
     return float(_vader().polarity_scores(text)["compound"])
@@ -117,12 +111,6 @@ def empath_shares(tokens: Sequence[str]) -> dict[str, float]:
         return dict.fromkeys(EMPATH_CATEGORIES, 0.0)
     counts = _empath().analyze(" ".join(tokens), categories=list(EMPATH_CATEGORIES))
     return {category: float(counts[category]) / len(tokens) for category in EMPATH_CATEGORIES}
-
-
-def distinct_n(token_lists: Sequence[Sequence[str]], n: int) -> float | None:
-    """Distinct n-grams over all n-grams of the pooled replies (n-grams never cross replies)."""
-    grams = [tuple(tokens[i : i + n]) for tokens in token_lists for i in range(len(tokens) - n + 1)]
-    return len(set(grams)) / len(grams) if grams else None
 
 
 def openings(token_lists: Sequence[Sequence[str]], length: int = OPENING_WORDS) -> Counter[str]:

@@ -3,13 +3,16 @@
 Every item gets, for each of the six dimensions, a value in [0, 1], ``n/a`` (the dimension
 does not apply) or ``unscored`` (no response, or no valid judgement). Means, intervals and
 the overall use scored values only, and the counts of n/a, unscored and unparsed answers are
-reported beside them. With several judges, a text dimension's value is the mean of the
-judges' scores, and their agreement (Krippendorff's alpha) is reported per dimension. The
-same numbers are broken down per scenario kind.
+reported beside them, with the outputs that held no reply (scored 0 on the text dimensions by
+rule, before any judge) and the replies flagged as degenerate loops. With several judges, a
+text dimension's value is the mean of the judges' scores, and their agreement
+(Krippendorff's alpha) is reported per dimension. The same numbers are broken down per
+scenario kind.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +23,7 @@ from empathybench.analysis.statistics import bootstrap_mean, krippendorff_alpha
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.answer_parser import help_answer_correct, parse_answer
+from empathybench.judging.no_reply import ReplyCheck, check_reply
 from empathybench.judging.rubric import DETERMINISTIC_DIMENSIONS, RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.runtime.append_log import ItemKey
 from empathybench.runtime.run_store import RunStore
@@ -88,6 +92,12 @@ class RunSummary(Record):
     crisis_referral: Interval | None = None
     bootstrap_seed: int = 0
     per_kind: list[KindSummary] = Field(default_factory=list)
+    no_reply: int = 0
+    """Answered items whose output held no reply (``judging.no_reply``): text dimensions 0."""
+    no_reply_kinds: dict[str, int] = Field(default_factory=dict)
+    """Those outputs by what they held instead (options only, a placeholder, …)."""
+    degenerate: int = 0
+    """Answered items whose reply looks like a degenerate loop (flagged, not scored down)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +137,7 @@ def score_item(
             score = verdict.scores.get(dimension) if verdict else None
             if score is not None and score.status == "scored" and score.value is not None:
                 scored.append(score.value)
-        values[dimension] = sum(scored) / len(scored) if scored and parsed else None
+        values[dimension] = sum(scored) / len(scored) if scored and response.ok else None
     return ItemScore(scenario.id, response.epoch, values, frozenset(unparsed))
 
 
@@ -208,6 +218,17 @@ def _per_kind(
     return breakdown
 
 
+def reply_checks(
+    scenarios: dict[str, Scenario], responses: dict[ItemKey, Response]
+) -> dict[ItemKey, ReplyCheck]:
+    """The no-reply rule and the loop flag on every answered item of ``scenarios``."""
+    return {
+        key: check_reply(response.text or "", scenarios[key[0]])
+        for key, response in sorted(responses.items())
+        if key[0] in scenarios and response.ok
+    }
+
+
 def summarize(
     *,
     run_id: str,
@@ -240,6 +261,8 @@ def summarize(
                 parse_failures=sum(1 for i in items if dimension in i.unparsed),
             )
         )
+    checks = reply_checks(scenarios, responses)
+    kinds = Counter(check.no_reply.kind for check in checks.values() if check.no_reply)
     summary = RunSummary(
         run_id=run_id,
         model=model,
@@ -253,6 +276,9 @@ def summarize(
         seed_overall=sum(dimension_means) / len(dimension_means) if dimension_means else None,
         bootstrap_seed=seed,
         per_kind=_per_kind(items, scenarios, bool(judges), seed),
+        no_reply=sum(kinds.values()),
+        no_reply_kinds=dict(sorted(kinds.items())),
+        degenerate=sum(1 for check in checks.values() if check.degenerate),
     )
     if not judges:
         return summary

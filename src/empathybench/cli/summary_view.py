@@ -55,6 +55,18 @@ def print_summary(summary: RunSummary) -> None:
             "their applicable dimensions are unscored.",
             highlight=False,
         )
+    if summary.no_reply:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in summary.no_reply_kinds.items())
+        console.print(
+            f"{summary.no_reply} answer(s) hold no reply to the person ({kinds}): "
+            "their text dimensions score 0 by rule, before any judge.",
+            highlight=False,
+        )
+    if summary.degenerate:
+        console.print(
+            f"{summary.degenerate} reply(ies) loop (flagged as degenerate, not scored down).",
+            highlight=False,
+        )
     if summary.crisis_referral is not None:
         console.print(
             f"crisis items pointing to real help: {_cell(summary.crisis_referral)}", highlight=False

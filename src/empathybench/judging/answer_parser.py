@@ -48,24 +48,43 @@ def _letter_from(value: str, options: list[str]) -> Letter | None:
     return named[0] if len(named) == 1 else None
 
 
+def plain_line(line: str) -> str:
+    """A line without markdown emphasis, code marks, headings or quote marks."""
+    return _MARKDOWN.sub("", line)
+
+
+def answer_field(line: str) -> tuple[str, str] | None:
+    """``(field, value)`` when a plain line is an answer field (person, emotion, needs_help,
+    reply), as the parser reads it; None otherwise."""
+    match = _FIELD.match(line)
+    if match is None:
+        return None
+    name = match.group(1).lower()
+    return ("needs_help" if name.startswith("need") else name), match.group(2)
+
+
+def states_a_letter(line: str) -> bool:
+    """Whether a line names an option by its letter after a cue ("The answer is B")."""
+    return bool(_LETTER_ANYWHERE.search(line))
+
+
 def parse_answer(text: str, options: list[str]) -> ParsedAnswer:
     parsed = ParsedAnswer()
     fields: dict[str, str] = {}
     reply_lines: list[str] | None = None  # collecting while not None
     replies: list[str] = []
     for raw_line in text.splitlines():
-        line = _MARKDOWN.sub("", raw_line)
-        match = _FIELD.match(line)
-        if match:
+        line = plain_line(raw_line)
+        field = answer_field(line)
+        if field:
             if reply_lines is not None:  # a new field ends the reply
                 replies.append("\n".join(reply_lines))
                 reply_lines = None
-            name = match.group(1).lower()
-            name = "needs_help" if name.startswith("need") else name
+            name, value = field
             if name == "reply":
-                reply_lines = [match.group(2).strip()]
+                reply_lines = [value.strip()]
             else:
-                fields.setdefault(name, match.group(2).strip())
+                fields.setdefault(name, value.strip())
         elif reply_lines is not None:
             reply_lines.append(raw_line.rstrip())
     if reply_lines is not None:

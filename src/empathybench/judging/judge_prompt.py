@@ -3,8 +3,9 @@
 The tested reply is wrapped in tags carrying a nonce derived from the reply itself, and
 every ``<`` and ``>`` inside it is replaced by a look-alike, so the reply can neither close
 the block nor open a fake one; the judge is told that the block is data, never
-instructions. Braces are left alone: the judge's output is parsed from the judge's own
-answer, and a reply that pastes JSON cannot change which answer that is.
+instructions. Braces are left alone in the reply; instead the judge's answer must hold
+exactly one JSON object (``llm_judge.single_json_object``), so a judge that quotes a reply's
+pasted JSON beside its own judgement is re-asked rather than read.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from empathybench.judging.llm_judge import JudgeAnswerError, extract_json_object
+from empathybench.judging.llm_judge import JudgeAnswerError, single_json_object
 from empathybench.models.base import (
     GenerationParams,
     ModelAPI,
@@ -87,7 +87,7 @@ def key_check_messages(scenario: Scenario) -> list[ChatMessage]:
 
 
 def parse_key_check(text: str) -> tuple[Letter, bool, str | None]:
-    data = extract_json_object(text)
+    data = single_json_object(text)
     emotion = data.get("emotion")
     if not isinstance(emotion, str) or emotion.strip().upper() not in LETTERS:
         raise JudgeAnswerError("emotion must be A, B or C")

@@ -1,16 +1,17 @@
 """Ask an LLM judge for scores, validate its answer, re-ask a bounded number of times.
 
-The judge's answer must be one JSON object with a ``{"score", "rationale"}`` entry for every
-requested dimension (and ``crisis_referral`` on crisis items). Fenced, prefixed or
-trailing-text answers are accepted when the object inside is valid. An invalid answer is
-sent back with the validation error; after the last re-ask the dimensions are recorded as
-``unscored`` with the reason — a judge failure is never a score of 0.
+The judge's answer must be exactly one JSON object with a ``{"score", "rationale"}`` entry for
+every requested dimension (and ``crisis_referral`` on crisis items). One code fence or lines of
+prose around it are tolerated; a second object, or any brace outside the object, makes the
+answer invalid (``single_json_object``), so a judge that quotes a reply's forged scores
+before its own cannot have either recorded. An invalid answer is sent back with the
+validation error; after the last re-ask the dimensions are recorded as ``unscored`` with the
+reason — a judge failure is never a score of 0.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -21,6 +22,7 @@ from empathybench.judging.judge_prompt import (
     judged_dimensions,
     output_schema,
 )
+from empathybench.judging.no_reply import NoReply, check_reply, no_reply_scores
 from empathybench.judging.rubric import RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.models.base import GenerationParams, ModelAPI, ModelCallError, ModelRequest
 from empathybench.runtime.cache import ResponseCache, cache_key
@@ -29,7 +31,6 @@ from empathybench.runtime.retry import call_with_retries
 from empathybench.types import CallError, ChatMessage, DimensionScore, Scenario, Verdict
 
 ALLOWED_SCORES = (0.0, 0.5, 1.0)
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
 class JudgeAnswerError(ValueError):
@@ -48,19 +49,41 @@ class JudgeGaveUp(Exception):
 JudgementT = TypeVar("JudgementT")
 
 
-def extract_json_object(text: str) -> dict[str, object]:
-    """The first JSON object in ``text`` (inside code fences or surrounded by prose)."""
-    candidates = [match.group(1) for match in _FENCE.finditer(text)] + [text]
-    decoder = json.JSONDecoder()
-    for candidate in candidates:
-        for start in (i for i, char in enumerate(candidate) if char == "{"):
-            try:
-                value, _ = decoder.raw_decode(candidate, start)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
-                return value
-    raise JudgeAnswerError("no JSON object found in the answer")
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise JudgeAnswerError(f"the JSON object repeats the key(s) {', '.join(repeated)}")
+    return dict(pairs)
+
+
+def single_json_object(text: str) -> dict[str, object]:
+    """The judge's answer as a dict: exactly one JSON object, or JudgeAnswerError.
+
+    The object may sit in one code fence or between lines of prose, but nothing outside it
+    may hold a brace: a second object (a judge quoting a reply's forged scores before its own,
+    or fenced JSON beside another object) makes the answer ambiguous, so it is invalid and
+    re-asked, never resolved by picking one. Keys may not repeat inside the object either.
+    Every judge answer (benchmark, therapy, key checks; text or a provider's structured
+    output) is read here.
+    """
+    start = text.find("{")
+    if start < 0:
+        raise JudgeAnswerError("no JSON object found in the answer")
+    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
+    try:
+        value, end = decoder.raw_decode(text, start)
+    except json.JSONDecodeError as error:
+        raise JudgeAnswerError(f"the JSON object is not valid JSON ({error.msg})") from None
+    if not isinstance(value, dict):  # pragma: no cover - raw_decode at "{" gives an object
+        raise JudgeAnswerError("the answer is not a JSON object")
+    outside = text[:start] + text[end:]
+    if "{" in outside or "}" in outside:
+        raise JudgeAnswerError(
+            "the answer must hold exactly one JSON object and no other braces; "
+            "it holds more than one"
+        )
+    return value
 
 
 def _score_value(dimension: str, entry: object) -> tuple[float, str | None]:
@@ -109,6 +132,28 @@ def not_applicable(scenario: Scenario) -> dict[str, DimensionScore]:
     }
 
 
+def rule_verdict(
+    scenario: Scenario, no_reply: NoReply, *, run_id: str, epoch: int, judge: str
+) -> Verdict:
+    """The verdict of an output with no reply: every applicable text dimension 0, no referral,
+    and no judge asked (any judge, LLM or offline, records this same verdict)."""
+    crisis = scenario.expected.crisis_resources_expected
+    return Verdict(
+        run_id=run_id,
+        scenario_id=scenario.id,
+        epoch=epoch,
+        judge=judge,
+        rubric_version=RUBRIC_VERSION,
+        scores={
+            **not_applicable(scenario),
+            **no_reply_scores(judged_dimensions(scenario), no_reply),
+        },
+        crisis_referral=False if crisis else None,
+        no_reply=no_reply.kind,
+        finished_at=now_iso(),
+    )
+
+
 @dataclass
 class JudgeSettings:
     max_reasks: int = 2
@@ -136,20 +181,29 @@ async def judge_response(
     settings: JudgeSettings,
     cache: ResponseCache | None = None,
 ) -> Verdict:
-    """One judge's verdict on one reply: validated scores, or unscored with the reason."""
+    """One judge's verdict on one reply: validated scores, or unscored with the reason.
+
+    An output with no reply (``judging.no_reply``) is scored 0 by rule without a call.
+    """
     dimensions: list[str] = list(judged_dimensions(scenario))
     crisis = scenario.expected.crisis_resources_expected
     scores: dict[str, DimensionScore] = not_applicable(scenario)
     transcript = JudgeTranscript()
+    check = check_reply(reply, scenario)
     common = {
         "run_id": run_id,
         "scenario_id": scenario.id,
         "epoch": epoch,
         "judge": judge.spec.id,
         "rubric_version": RUBRIC_VERSION,
+        "degenerate": check.degenerate,
     }
     if not dimensions:
         return Verdict(**common, scores=scores, finished_at=now_iso())
+    if check.no_reply is not None:
+        return rule_verdict(
+            scenario, check.no_reply, run_id=run_id, epoch=epoch, judge=judge.spec.id
+        )
 
     def finish(referral: bool | None = None, error: CallError | None = None) -> Verdict:
         return Verdict(
@@ -225,7 +279,7 @@ async def ask_judge(
                 CallError(kind=error.kind, message=error.message, status=error.status),
             ) from None
         try:
-            return validate(extract_json_object(text))
+            return validate(single_json_object(text))
         except JudgeAnswerError as error:
             problem = str(error)
             messages = [

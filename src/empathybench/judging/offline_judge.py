@@ -26,7 +26,8 @@ from empathybench.errors import UserError
 from empathybench.judging.answer_parser import names_person, parse_answer
 from empathybench.judging.calibration import CalibrationReport, LabelledResponse, agreement_report
 from empathybench.judging.judge_prompt import judged_dimensions
-from empathybench.judging.llm_judge import not_applicable
+from empathybench.judging.llm_judge import not_applicable, rule_verdict
+from empathybench.judging.no_reply import check_reply
 from empathybench.judging.rubric import RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.runtime.provenance import now_iso
 from empathybench.scorer.empathy_data import bundled_data_path
@@ -140,13 +141,29 @@ class OfflineJudge:
         run_id: str,
         epochs: Sequence[int] | None = None,
     ) -> list[Verdict]:
-        """One verdict per (scenario, response text), scored in one batch."""
-        scenarios = [scenario for scenario, _ in items]
-        predictions = self.head.predict(
-            judge_features(self.encoder, scenarios, [text for _, text in items])
-        )
+        """One verdict per (scenario, response text), scored in one batch.
+
+        Outputs with no reply (``judging.no_reply``) get the rule's verdict and are never
+        shown to the head.
+        """
+        checks = [check_reply(text, scenario) for scenario, text in items]
+        scored = [i for i, check in enumerate(checks) if check.no_reply is None]
+        rows: dict[int, Matrix] = {}
+        if scored:
+            features = judge_features(
+                self.encoder, [items[i][0] for i in scored], [items[i][1] for i in scored]
+            )
+            rows = dict(zip(scored, self.head.predict(features), strict=True))
         verdicts = []
-        for index, (scenario, row) in enumerate(zip(scenarios, predictions, strict=True)):
+        for index, (scenario, _) in enumerate(items):
+            epoch = epochs[index] if epochs is not None else 0
+            no_reply = checks[index].no_reply
+            if no_reply is not None:
+                verdicts.append(
+                    rule_verdict(scenario, no_reply, run_id=run_id, epoch=epoch, judge=self.id)
+                )
+                continue
+            row = rows[index]
             scores = not_applicable(scenario)
             for dimension in judged_dimensions(scenario):
                 value = round(float(row[JUDGE_TARGETS.index(dimension)]), 3)
@@ -158,12 +175,13 @@ class OfflineJudge:
                 Verdict(
                     run_id=run_id,
                     scenario_id=scenario.id,
-                    epoch=epochs[index] if epochs is not None else 0,
+                    epoch=epoch,
                     judge=self.id,
                     rubric_version=RUBRIC_VERSION,
                     scores=scores,
                     crisis_referral=bool(row[-1] >= 0.5) if crisis else None,
                     finished_at=now_iso(),
+                    degenerate=checks[index].degenerate,
                 )
             )
         return verdicts

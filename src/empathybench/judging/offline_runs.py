@@ -37,7 +37,7 @@ def judge_run_offline(run_dir: Path, judge_id: str = "offline") -> JudgeRunResul
     scenarios: dict[str, Scenario] = {s.id: s for s in load_run_suite(manifest).scenarios}
     responses = {k: r for k, r in store.latest_responses().items() if k[0] in scenarios}
     log = store.verdicts(recorded_id)
-    pending = pending_items(responses, log.latest())
+    pending = pending_items(responses, log.latest(), scenarios)
     if pending:
         judge = load_offline_judge(judge_id)  # loading costs seconds: only when needed
         log.open()

@@ -2,7 +2,8 @@
 
 Verdicts go to ``verdicts/<judge>.jsonl`` in the run directory, appended as they finish;
 re-judging skips items a judge has already scored (a verdict whose judge call failed is
-tried again). Judge calls share the response cache. A judge from the tested model's family
+tried again, and one recorded before the no-reply rule on an output with no reply is redone
+by the rule). Judge calls share the response cache. A judge from the tested model's family
 is refused unless explicitly allowed, and each judge's decision is recorded in the manifest.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from empathybench.judging.families import check_judge
 from empathybench.judging.llm_judge import JudgeSettings, judge_response
+from empathybench.judging.no_reply import classify_reply
 from empathybench.models.base import ModelAPI, ModelSpec
 from empathybench.models.registry import create_model
 from empathybench.runner import load_run_suite
@@ -54,13 +56,24 @@ def record_decisions(store: RunStore, decisions: list[JudgeDecision]) -> None:
 
 
 def pending_items(
-    responses: dict[ItemKey, Response], existing: dict[ItemKey, Verdict]
+    responses: dict[ItemKey, Response],
+    existing: dict[ItemKey, Verdict],
+    scenarios: dict[str, Scenario],
 ) -> list[ItemKey]:
-    """Answered items this judge has not scored yet (or whose judge call failed)."""
+    """Answered items this judge has not scored yet, whose judge call failed, or that were
+    judged before the no-reply rule although they hold no reply (redone by rule, no call)."""
+
+    def stale(key: ItemKey, verdict: Verdict) -> bool:
+        if verdict.error is not None:
+            return True
+        if verdict.no_reply is not None:
+            return False
+        return classify_reply(responses[key].text, scenarios[key[0]]) is not None
+
     return [
         key
         for key, response in responses.items()
-        if response.ok and (key not in existing or existing[key].error is not None)
+        if response.ok and (key not in existing or stale(key, existing[key]))
     ]
 
 
@@ -85,7 +98,7 @@ async def judge_run(
             judge = (models or {}).get(spec.id) or create_model(spec)
             log = store.verdicts(spec.id)
             existing = log.latest()
-            pending = pending_items(responses, existing)
+            pending = pending_items(responses, existing, scenarios)
             skipped += sum(1 for r in responses.values() if r.ok) - len(pending)
             log.open()
             try:

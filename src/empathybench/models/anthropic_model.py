@@ -1,7 +1,14 @@
-"""Claude through the official ``anthropic`` SDK, with its retries off: one call, one request."""
+"""Claude through the official ``anthropic`` SDK, with its retries off: one call, one request.
+
+A request that asks for JSON (``ModelRequest.json_schema``, as judges do) gets Claude's
+structured output: one tool whose input schema is that JSON schema, forced with
+``tool_choice``; the tool call's input is the answer, returned as JSON text. ``--option
+structured_output=false`` asks in plain text instead.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anthropic
@@ -11,6 +18,9 @@ from anthropic.types import (
     MessageParam,
     TextBlock,
     ThinkingBlock,
+    ToolChoiceToolParam,
+    ToolParam,
+    ToolUseBlock,
     UserMessageParam,
 )
 
@@ -72,18 +82,32 @@ class AnthropicModel:
                 messages=messages,
                 system=system if system else anthropic.omit,
                 **sampling_arguments(self.spec, request.params),
+                **answer_tool_arguments(self.spec, request),
             )
         except (anthropic.AnthropicError, ValueError) as error:  # ValueError: a body not JSON
             raise classify_sdk_error(
                 error, ANTHROPIC_ERRORS, self._secrets, timeout=self._timeout
             ) from None
-        return message_output(response)
+        return message_output(response, answer_tool=ANSWER_TOOL if request.json_schema else None)
 
     async def aclose(self) -> None:
         await self._client.close()
 
 
 LEGACY_API_VERSION = "2023-06-01"
+ANSWER_TOOL = "record_answer"
+
+
+def answer_tool_arguments(spec: ModelSpec, request: ModelRequest) -> dict[str, Any]:
+    """``tools`` and a forcing ``tool_choice`` that make the answer fit ``request.json_schema``."""
+    if request.json_schema is None or spec.options.get("structured_output") is False:
+        return {}
+    tool = ToolParam(
+        name=ANSWER_TOOL,
+        description="Record your answer. Call this exactly once with the complete answer.",
+        input_schema=request.json_schema,
+    )
+    return {"tools": [tool], "tool_choice": ToolChoiceToolParam(type="tool", name=ANSWER_TOOL)}
 
 
 def sampling_arguments(spec: ModelSpec, params: GenerationParams) -> dict[str, Any]:
@@ -117,11 +141,13 @@ def anthropic_messages(
     return system, turns
 
 
-def message_output(response: Any) -> ModelOutput:
+def message_output(response: Any, *, answer_tool: str | None = None) -> ModelOutput:
     """Map a Message to ``ModelOutput``; raise ``ModelCallError`` when it holds no answer.
 
-    ``response`` is untrusted: the SDK does not validate bodies, and returns plain text when the
-    server does not answer JSON.
+    With ``answer_tool``, the input of each call of that tool is the answer (as JSON text;
+    two calls give two objects, which a judge's answer check rejects); without such a call
+    the text blocks are, as usual. ``response`` is untrusted: the SDK does not validate
+    bodies, and returns plain text when the server does not answer JSON.
     """
     blocks = getattr(response, "content", None) if isinstance(response, Message) else None
     if not isinstance(blocks, list):
@@ -131,6 +157,15 @@ def message_output(response: Any) -> ModelOutput:
         for block in blocks
         if isinstance(block, TextBlock) and isinstance(block.text, str)
     )
+    calls = [
+        block.input
+        for block in blocks
+        if answer_tool is not None and isinstance(block, ToolUseBlock) and block.name == answer_tool
+    ]
+    if calls:
+        if not all(isinstance(answer, dict) for answer in calls):
+            raise ModelCallError("bad_response", f"the {answer_tool} tool input is not an object")
+        text = "\n".join(json.dumps(answer, ensure_ascii=False) for answer in calls)
     reasoning = "\n\n".join(
         block.thinking
         for block in blocks

@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from empathybench.analysis.text_metrics import distinct_n, repeated_ngram_share
+
 REPETITION_LIMIT = 0.5
 PERPLEXITY_FACTOR = 10.0
 _WORD = re.compile(r"\w+|[^\w\s]")
@@ -28,30 +30,13 @@ class TextChecks:
     repetition: float
 
 
-def distinct_n(words: Sequence[str], n: int) -> float | None:
-    grams = [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
-    return len(set(grams)) / len(grams) if grams else None
-
-
-def repetition_rate(token_ids: Sequence[int], n: int = 3) -> float:
-    """Share of ``n``-grams that already occurred earlier in the sequence."""
-    seen: set[tuple[int, ...]] = set()
-    repeats = total = 0
-    for i in range(len(token_ids) - n + 1):
-        gram = tuple(token_ids[i : i + n])
-        repeats += gram in seen
-        total += 1
-        seen.add(gram)
-    return repeats / total if total else 0.0
-
-
 def check_text(text: str, token_ids: Sequence[int]) -> TextChecks:
     words = [w.lower() for w in _WORD.findall(text)]
     return TextChecks(
         empty=not text.strip(),
-        distinct_1=distinct_n(words, 1),
-        distinct_2=distinct_n(words, 2),
-        repetition=repetition_rate(token_ids),
+        distinct_1=distinct_n([words], 1),
+        distinct_2=distinct_n([words], 2),
+        repetition=repeated_ngram_share(token_ids, 3),
     )
 
 

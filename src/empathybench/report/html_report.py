@@ -21,6 +21,7 @@ from empathybench import __version__
 from empathybench.analysis.secondary_metrics import OPENING_WORDS, OpeningCount
 from empathybench.analysis.summary import ItemScore, item_overall, score_items
 from empathybench.judging.answer_parser import parse_answer
+from empathybench.judging.no_reply import check_reply
 from empathybench.judging.offline_judge import is_offline_judge, judge_label
 from empathybench.prompts.scenario_prompt import render_turns
 from empathybench.report.figures import FigureSet
@@ -147,6 +148,11 @@ def _parsed(scenario: Scenario, response: Response) -> list[tuple[str, str]]:
     ]
     if parsed.problems:
         rows.append(("problems", "; ".join(parsed.problems)))
+    check = check_reply(response.text, scenario)
+    if check.no_reply is not None:
+        rows.append(("no reply", f"{check.no_reply.detail}: text dimensions 0 by rule"))
+    if check.degenerate is not None:
+        rows.append(("degenerate loop", check.degenerate))
     return rows
 
 

@@ -47,6 +47,8 @@ def leaderboard_table(board: Leaderboard) -> LeaderboardTable:
         *(dimension_title(d) for d in dimensions),
         "seed Overall",
         "responses",
+        "no reply",
+        "degenerate",
     ]
     rows = [
         [
@@ -57,6 +59,8 @@ def leaderboard_table(board: Leaderboard) -> LeaderboardTable:
             *(format_interval(entry.dimensions.get(d)) for d in dimensions),
             format_number(entry.seed_overall),
             str(entry.responses),
+            str(entry.no_reply),
+            str(entry.degenerate),
         ]
         for entry in board.entries
     ]
@@ -72,7 +76,9 @@ def description(board: Leaderboard) -> list[str]:
         f"{board.bootstrap_seed}). Each row is tested against the next with a paired bootstrap "
         "over the items both answered; ≈ marks a difference that is not significant at "
         f"{board.significance_level} (a statistical tie). Equal overalls share a rank. "
-        "P-values are not adjusted for multiple comparisons.",
+        "P-values are not adjusted for multiple comparisons. 'no reply' counts outputs with "
+        "nothing said to the person (text dimensions 0 by rule, before any judge); "
+        "'degenerate' counts looping replies (flagged, not scored down).",
     ]
 
 
@@ -94,7 +100,7 @@ def leaderboard_csv(board: Leaderboard) -> str:
     header = ["rank", "model", "run_id", "run_dir", "strategy"]
     header += [f"overall_{c}" for c in INTERVAL_COLUMNS]
     header += ["difference_to_next", "difference_ci_low", "difference_ci_high", "p_value_to_next"]
-    header += ["tied_with_next", "seed_overall", "responses"]
+    header += ["tied_with_next", "seed_overall", "responses", "no_reply", "degenerate"]
     header += [f"{d}_mean" for d in DIMENSIONS]
     writer.writerow(header)
     for entry in board.entries:
@@ -118,6 +124,8 @@ def leaderboard_csv(board: Leaderboard) -> str:
             entry.tied_with_next,
             entry.seed_overall,
             entry.responses,
+            entry.no_reply,
+            entry.degenerate,
         ]
         row += [entry.dimensions[d].mean if d in entry.dimensions else None for d in DIMENSIONS]
         writer.writerow(["" if value is None else value for value in row])

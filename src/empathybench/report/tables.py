@@ -1,7 +1,8 @@
 """The seed-style results table and its companions, as Markdown and CSV.
 
 One row per run (model): each of the six dimensions and the overall as ``mean [low, high]``
-(95% bootstrap CI), then counts of what was scored, n/a, unscored and unparsed. A text
+(95% bootstrap CI), then counts of what was scored, n/a, unscored and unparsed, of outputs
+with no reply (text dimensions 0 by rule) and of replies flagged as degenerate loops. A text
 dimension of a run without a judge says "needs a judge"; an offline judge is always named
 "offline (approximate)".
 """
@@ -103,7 +104,21 @@ def headline_rows(runs: Sequence[ReportRun]) -> list[list[str]]:
 
 
 def counts_header() -> list[str]:
-    return ["model", *(dimension_title(d) for d in DIMENSIONS), "failed responses"]
+    return [
+        "model",
+        *(dimension_title(d) for d in DIMENSIONS),
+        "failed responses",
+        "no reply (text 0 by rule)",
+        "degenerate loops (flagged)",
+    ]
+
+
+def no_reply_cell(summary: RunSummary) -> str:
+    """``n`` plus what those outputs held, e.g. ``55 (options_only 52, placeholder 3)``."""
+    if not summary.no_reply:
+        return "0"
+    kinds = ", ".join(f"{kind} {count}" for kind, count in summary.no_reply_kinds.items())
+    return f"{summary.no_reply} ({kinds})"
 
 
 def counts_rows(runs: Sequence[ReportRun]) -> list[list[str]]:
@@ -115,6 +130,8 @@ def counts_rows(runs: Sequence[ReportRun]) -> list[list[str]]:
                 run.label,
                 *(counts_cell(by_name[d]) for d in DIMENSIONS),
                 str(run.summary.failed_responses),
+                no_reply_cell(run.summary),
+                str(run.summary.degenerate),
             ]
         )
     return rows
@@ -199,6 +216,10 @@ def markdown_report_tables(runs: Sequence[ReportRun]) -> str:
         "",
         "## Counts: scored / n/a / unscored",
         "",
+        "An output with no reply to the person (only the options, only answer lines, an empty "
+        "or placeholder REPLY) scores 0 on the text dimensions by rule, before any judge; a "
+        "reply that loops is flagged and counted, not scored down.",
+        "",
         markdown_table(counts_header(), counts_rows(runs)),
         "",
         "## Overall by scenario kind",
@@ -226,7 +247,7 @@ def csv_headline(runs: Sequence[ReportRun]) -> str:
             for column in (*INTERVAL_COLUMNS, "judged", "scored", "na", "unscored", "unparsed")
         ]
     header += [f"overall_{column}" for column in INTERVAL_COLUMNS]
-    header += ["seed_overall", "responses", "failed_responses"]
+    header += ["seed_overall", "responses", "failed_responses", "no_reply", "degenerate"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -246,5 +267,6 @@ def csv_headline(runs: Sequence[ReportRun]) -> str:
             row += [d.judged, d.scored, d.na, d.unscored, d.parse_failures]
         row += _csv_interval(summary.overall)
         row += [summary.seed_overall, summary.responses, summary.failed_responses]
+        row += [summary.no_reply, summary.degenerate]
         writer.writerow(["" if value is None else value for value in row])
     return buffer.getvalue()

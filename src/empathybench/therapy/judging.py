@@ -1,7 +1,9 @@
 """``therapy judge``: every source's answers scored C/E/B by LLM judges or the offline scorer.
 
 Verdicts are appended to ``verdicts/<judge>/<source>.jsonl`` as they finish; judging again
-skips answers a judge already scored (a failed judge call is tried again). An LLM judge from
+skips answers a judge already scored (a failed judge call is tried again). An empty,
+placeholder or punctuation-only answer is scored 1 (absent) on every component by rule,
+before any judge (``judging.no_reply``). An LLM judge from
 the family of a model source is refused unless explicitly allowed; each decision is recorded
 in ``study.json``. The offline judge is the project's trained empathy scorer (frozen MiniLM +
 regression head): approximate, but it needs no key and no network.
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from empathybench.judging.families import check_judge
 from empathybench.judging.llm_judge import JudgeSettings
+from empathybench.judging.no_reply import check_reply, classify_reply
 from empathybench.judging.offline_judge import OFFLINE_JUDGE
 from empathybench.models.base import ModelAPI, ModelSpec
 from empathybench.models.registry import create_model
@@ -23,7 +26,7 @@ from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.concurrency import for_each_concurrently
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.run_store import RunStore
-from empathybench.therapy.llm_judge import judge_therapy_answer
+from empathybench.therapy.llm_judge import judge_therapy_answer, no_reply_components
 from empathybench.therapy.questions import TherapyQuestion
 from empathybench.therapy.rubric import THERAPY_RUBRIC_VERSION
 from empathybench.therapy.study import HUMAN, SourceAnswer, SourceDecision, Study
@@ -57,11 +60,18 @@ class TherapyJudgeResult:
 def pending_answers(
     answers: dict[ItemKey, SourceAnswer], existing: dict[ItemKey, TherapyVerdict]
 ) -> list[SourceAnswer]:
-    """Answers a judge has not scored yet, or whose judge call failed."""
+    """Answers a judge has not scored yet, whose judge call failed, or that were judged before
+    the no-reply rule although they hold nothing to score (redone by rule, no call)."""
+
+    def stale(answer: SourceAnswer, verdict: TherapyVerdict) -> bool:
+        if verdict.error is not None:
+            return True
+        return verdict.no_reply is None and classify_reply(answer.text, None) is not None
+
     return [
         answer
         for key, answer in sorted(answers.items())
-        if key not in existing or existing[key].error is not None
+        if key not in existing or stale(answer, existing[key])
     ]
 
 
@@ -119,12 +129,24 @@ def _judge_offline(
         result.skipped += len(by_key) - len(pending)
         if not pending:
             continue
-        scores = score_responses([answer.text for answer in pending], scorer=scorer)
+        checks = [check_reply(answer.text, None) for answer in pending]
+        to_score = [a for a, check in zip(pending, checks, strict=True) if not check.no_reply]
+        scores = iter(
+            score_responses([a.text for a in to_score], scorer=scorer) if to_score else []
+        )
         log.open()
         try:
-            for answer, score in zip(pending, scores, strict=True):
-                values = {"cognitive": score.cognitive, "emotional": score.emotional}
-                values["behavioral"] = score.behavioral
+            for answer, check in zip(pending, checks, strict=True):
+                if check.no_reply is not None:
+                    components = no_reply_components(check.no_reply)
+                else:
+                    score = next(scores)
+                    values = {"cognitive": score.cognitive, "emotional": score.emotional}
+                    values["behavioral"] = score.behavioral
+                    components = {
+                        name: ComponentScore(status="scored", value=round(values[name], 4))
+                        for name in COMPONENTS
+                    }
                 log.append(
                     TherapyVerdict(
                         source=source,
@@ -132,11 +154,10 @@ def _judge_offline(
                         epoch=answer.epoch,
                         judge=judge_id,
                         rubric_version=OFFLINE_SCORER_RUBRIC,
-                        scores={
-                            name: ComponentScore(status="scored", value=round(values[name], 4))
-                            for name in COMPONENTS
-                        },
+                        scores=components,
                         finished_at=now_iso(),
+                        no_reply=check.no_reply.kind if check.no_reply else None,
+                        degenerate=check.degenerate,
                     )
                 )
         finally:

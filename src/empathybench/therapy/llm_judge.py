@@ -4,7 +4,8 @@ Same guarantees as the benchmark's judge (``judging.llm_judge``): the answer is 
 inert, tagged data with ``<``/``>`` neutralised; the judge must return one JSON object with
 an integer 1–3 and a rationale per component; an invalid answer is sent back with the
 validation error a bounded number of times, then every component is ``unscored`` with the
-reason — a failure is never a score.
+reason — a failure is never a score. An empty, placeholder or punctuation-only answer is not
+sent to the judge: every component is 1 (absent) with the reason ``no reply``.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from empathybench.judging.llm_judge import (
     JudgeTranscript,
     ask_judge,
 )
+from empathybench.judging.no_reply import NO_REPLY, NoReply, check_reply
 from empathybench.models.base import ModelAPI
 from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.provenance import now_iso
 from empathybench.therapy.rubric import THERAPY_RUBRIC, THERAPY_RUBRIC_VERSION
-from empathybench.therapy.verdicts import COMPONENTS, ComponentScore, TherapyVerdict
+from empathybench.therapy.verdicts import COMPONENTS, SCALE_LOW, ComponentScore, TherapyVerdict
 from empathybench.types import CallError, ChatMessage
 
 THERAPY_JUDGE_PROMPT_VERSION = f"therapy-judge-prompt-v1/{THERAPY_RUBRIC_VERSION}"
@@ -89,6 +91,16 @@ def validate_therapy_judgement(data: dict[str, object]) -> dict[str, ComponentSc
     return scores
 
 
+def no_reply_components(no_reply: NoReply) -> dict[str, ComponentScore]:
+    """Every component at the scale's floor (1, "absent"), with the reason ``no reply``."""
+    return {
+        name: ComponentScore(
+            status="scored", value=SCALE_LOW, reason=NO_REPLY, rationale=no_reply.detail
+        )
+        for name in COMPONENTS
+    }
+
+
 async def judge_therapy_answer(
     judge: ModelAPI,
     question: str,
@@ -100,8 +112,13 @@ async def judge_therapy_answer(
     settings: JudgeSettings,
     cache: ResponseCache | None = None,
 ) -> TherapyVerdict:
-    """One judge's C/E/B verdict on one answer: validated scores, or unscored with why."""
+    """One judge's C/E/B verdict on one answer: validated scores, or unscored with why.
+
+    An answer with nothing to score (``judging.no_reply``) gets 1 on every component by rule,
+    without a call.
+    """
     transcript = JudgeTranscript()
+    check = check_reply(answer, None)
 
     def finish(scores: dict[str, ComponentScore], error: CallError | None = None) -> TherapyVerdict:
         return TherapyVerdict(
@@ -116,7 +133,12 @@ async def judge_therapy_answer(
             request_key=transcript.request_key,
             error=error,
             finished_at=now_iso(),
+            no_reply=check.no_reply.kind if check.no_reply else None,
+            degenerate=check.degenerate,
         )
+
+    if check.no_reply is not None:
+        return finish(no_reply_components(check.no_reply))
 
     def unscored(reason: str) -> dict[str, ComponentScore]:
         return {name: ComponentScore(status="unscored", reason=reason) for name in COMPONENTS}

@@ -8,7 +8,8 @@ judges are used when there are any, as in the benchmark's summaries. Each model 
 compared with the human answers on the questions both answered (paired difference of the
 empathy mean, with its CI and a bootstrap p-value). Unscored components are counted, never
 averaged in. Beside the scores, and never mixed into them: each source's answer length and
-repetition (repeated trigrams within an answer, distinct bigrams across answers).
+repetition (repeated trigrams within an answer, distinct bigrams across answers), and how many
+answers held nothing to score (1 by rule, ``judging.no_reply``) or loop (flagged).
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from pathlib import Path
 import matplotlib
 from matplotlib.projections.polar import PolarAxes
 
-from empathybench.analysis.secondary_metrics import distinct_n, words
 from empathybench.analysis.statistics import bootstrap_paired_difference
 from empathybench.analysis.summary import Interval, interval, summary_judges
+from empathybench.analysis.text_metrics import distinct_n, repeated_ngram_share, words
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
+from empathybench.judging.no_reply import check_reply
 from empathybench.judging.offline_judge import judge_label
 from empathybench.report.figures import FIGURE_STYLE, FigureSet, error_bars, new_figure, save_figure
 from empathybench.report.tables import format_interval, markdown_table
@@ -76,6 +78,10 @@ class SourceSummary(Record):
     measures: list[MeasureSummary]
     versus_human: HumanComparison | None = None
     text: TextShape | None = None
+    no_reply: int = 0
+    """Answers with nothing to score (empty, placeholder, punctuation): 1 by rule, unjudged."""
+    degenerate: int = 0
+    """Answers flagged as degenerate loops (counted, not scored down)."""
 
 
 class TherapyReport(Record):
@@ -137,18 +143,12 @@ def _source_scores(study: Study, source: str, judges: list[str]) -> list[_Answer
     return [_answer_scores(verdicts, key[0]) for key, verdicts in sorted(by_key.items())]
 
 
-def repeated_trigram_share(tokens: list[str]) -> float:
-    """Share of the trigrams of one answer that repeat an earlier trigram of that answer."""
-    grams = [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
-    return (len(grams) - len(set(grams))) / len(grams) if grams else 0.0
-
-
 def text_shape(answers: list[SourceAnswer], seed: int) -> TextShape:
     tokens = [words(answer.text) for answer in answers]
     questions = [answer.question_id for answer in answers]
     return TextShape(
         words=interval([float(len(t)) for t in tokens], questions, seed),
-        repeated_trigrams=interval([repeated_trigram_share(t) for t in tokens], questions, seed),
+        repeated_trigrams=interval([repeated_ngram_share(t, 3) for t in tokens], questions, seed),
         distinct_2=distinct_n(tokens, 2),
     )
 
@@ -206,6 +206,7 @@ def build_therapy_report(
                 ),
                 p_value=round(p_value, 4),
             )
+        checks = [check_reply(answer.text, None) for answer in answers[source].values()]
         summaries.append(
             SourceSummary(
                 source=source,
@@ -213,6 +214,8 @@ def build_therapy_report(
                 measures=measures,
                 versus_human=comparison,
                 text=text_shape(list(answers[source].values()), seed),
+                no_reply=sum(1 for check in checks if check.no_reply),
+                degenerate=sum(1 for check in checks if check.degenerate),
             )
         )
     rubrics = sorted(
@@ -271,7 +274,14 @@ def therapy_table_rows(report: TherapyReport) -> tuple[list[str], list[list[str]
 
 
 def text_shape_rows(report: TherapyReport) -> tuple[list[str], list[list[str]]]:
-    header = ["source", "words per answer", "repeated trigrams (within an answer)", "distinct-2"]
+    header = [
+        "source",
+        "words per answer",
+        "repeated trigrams (within an answer)",
+        "distinct-2",
+        "no reply (1 by rule)",
+        "degenerate loops (flagged)",
+    ]
     rows = []
     for summary in report.sources:
         if summary.text is None:
@@ -284,6 +294,8 @@ def text_shape_rows(report: TherapyReport) -> tuple[list[str], list[list[str]]]:
                 format_interval(shape.words, 0),
                 format_interval(shape.repeated_trigrams, 3),
                 distinct,
+                str(summary.no_reply),
+                str(summary.degenerate),
             ]
         )
     return header, rows
@@ -301,7 +313,9 @@ def therapy_markdown(report: TherapyReport) -> str:
         "both answered.\n\n"
         + markdown_table(header, rows)
         + "\n\n## Answer length and repetition\n\nNot empathy measures: context for the scores "
-        "above (a looping answer can still sound warm to a scorer).\n\n"
+        "above (a looping answer can still sound warm to a scorer). An empty, placeholder or "
+        "punctuation-only answer is scored 1 on every component by rule, before any judge; a "
+        "looping answer is flagged and counted, not scored down.\n\n"
         + markdown_table(shape_header, shape_rows)
         + "\n"
     )
@@ -310,15 +324,13 @@ def therapy_markdown(report: TherapyReport) -> str:
 def therapy_csv(report: TherapyReport) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(
-        ["source", "measure", "mean", "ci_low", "ci_high", "n", "questions", "unscored"]
-    )
+    header = ["source", "measure", "mean", "ci_low", "ci_high", "n", "questions", "unscored"]
+    writer.writerow([*header, "no_reply", "degenerate"])  # per source, on each of its rows
     for summary in report.sources:
         for m in summary.measures:
             e = m.estimate
-            writer.writerow(
-                [summary.source, m.measure, e.mean, e.low, e.high, e.n, e.items, m.unscored]
-            )
+            row = [summary.source, m.measure, e.mean, e.low, e.high, e.n, e.items, m.unscored]
+            writer.writerow([*row, summary.no_reply, summary.degenerate])
     return buffer.getvalue()
 
 

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from empathybench.types import SCHEMA_VERSION, CallError, Record
+from empathybench.types import SCHEMA_VERSION, CallError, NoReplyKind, Record
 
 COMPONENTS: tuple[str, ...] = ("cognitive", "emotional", "behavioral")
 SCALE_LOW, SCALE_HIGH = 1.0, 3.0
@@ -21,7 +21,7 @@ class ComponentScore(Record):
     value: float | None = Field(default=None, ge=SCALE_LOW, le=SCALE_HIGH)
     rationale: str | None = None
     reason: str | None = None
-    """Why the component is unscored."""
+    """Why the component is unscored; ``no reply`` when the no-reply rule scored it 1."""
 
 
 class TherapyVerdict(Record):
@@ -43,6 +43,10 @@ class TherapyVerdict(Record):
     request_key: str | None = None
     error: CallError | None = None
     finished_at: str
+    no_reply: NoReplyKind | None = None
+    """Set when the answer held nothing to score: every component is 1 (absent) by rule."""
+    degenerate: str | None = None
+    """Why the answer looks like a degenerate loop (flagged and counted, never scored down)."""
 
     @property
     def empathy(self) -> float | None:

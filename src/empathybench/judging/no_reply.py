@@ -1,0 +1,301 @@
+"""No reply, no score: the structural rule applied before any judge, and the degenerate-loop flag.
+
+``classify_reply(output, scenario)`` says whether an output holds no reply to the person. When
+it does, every applicable text dimension scores 0 with the reason ``no reply`` and no judge
+(LLM or offline) is asked. For a benchmark item, template placeholders (``<…>``, ``[…]``,
+``{…}`` spans, as in ``<what you would say or do>``) are removed, then every line is sorted:
+
+- **answer lines** — the ``PERSON`` / ``EMOTION`` / ``NEEDS_HELP`` fields as the answer parser
+  reads them (a ``REPLY:`` inside such a line starts the reply), a bare letter ("B", "(b)"),
+  and lines of at most six words that state a letter ("The answer is B");
+- **option lines** — a letter label A–H with at most ``OPTION_WORDS`` (2) words after it, or
+  only label words after it ("B) anxious", "D) ashamed": SmolLM2 invents options), and lines
+  whose words are all option words, letters, "or" and "and";
+- **scene lines** — a line spoken as someone in the scene (``Name: …`` with a participant's
+  name), or a line copied from the prompt (at least ``ECHO_SHARE`` = 70% of its word trigrams
+  occur in the prompt; in the 632 bundled labelled replies no line exceeds 40%);
+- **prose** — everything else (the ``REPLY:`` label itself dropped).
+
+The output holds a reply when its prose holds at least one word that is not a label word.
+Label words: the item's option words, the template version's emotion words (every form),
+letters a–d, yes/no, field names, participants' names, and placeholder words ("N/A", "none",
+"reply", "TBD", …). There is no minimum length: "Congratulations." is a reply (a 1-word reply
+in the bundled labels, scored 0.5 by its labellers), "REPLY: sad", "N/A" and "B" are not. A
+missing ``REPLY:`` field alone is not enough: prose outside the fields (some models write no
+labels at all) is a reply. For a therapy answer (``scenario`` None) the whole answer must
+hold a word that is not a placeholder word, outside placeholder spans: empty, placeholder
+and punctuation-only answers fire.
+
+``degenerate_reason(text)`` flags a looping reply (shown and counted, never scored down): one
+sentence of at least three words said ``REPEATED_SENTENCE_TIMES`` (3) times, or at least
+``DEGENERATE_MIN_WORDS`` (40) words with distinct-2 under ``DEGENERATE_DISTINCT_2`` (0.5). In
+the bundled therapy references, labelled benchmark replies and empathy-scorer replies no
+sentence repeats and distinct-2 is at least 0.92; SmolLM2's twelve 640-token therapy answers
+measure 0.11–0.35 and repeat a sentence 7–28 times (``benchmarks/no_reply.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from empathybench.analysis.text_metrics import distinct_n, words
+from empathybench.judging.answer_parser import (
+    answer_field,
+    parse_answer,
+    plain_line,
+    states_a_letter,
+)
+from empathybench.types import DimensionScore, NoReplyKind, Scenario
+
+NO_REPLY = "no reply"
+"""The reason recorded on every text dimension the rule scores 0."""
+OPTION_WORDS = 2
+ECHO_SHARE = 0.7
+DEGENERATE_MIN_WORDS = 40
+DEGENERATE_DISTINCT_2 = 0.5
+REPEATED_SENTENCE_TIMES = 3
+REPEATED_SENTENCE_MIN_WORDS = 3
+
+_OPTION_LINE = re.compile(r"^\s*[\(\[]?[A-Ha-h][\)\]\.:]\s*(.*)$")
+_BARE_LETTER = re.compile(r"^\s*[\(\[]?[A-Da-d][\)\]\.:]?\s*$")
+_SPEAKER = re.compile(r"^\s*([^:\n]{1,60}):\s*\S")
+_INLINE_REPLY = re.compile(r"\breply\s*[:\-–=]\s*(.*)$", re.IGNORECASE)
+_PLACEHOLDER_SPAN = re.compile(r"<[^<>\n]{0,120}>|\[[^\[\]\n]{0,120}\]|\{[^{}\n]{0,120}\}")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+PLACEHOLDER_WORDS = frozenset(
+    {"n", "a", "na", "none", "null", "nil", "tbd", "todo", "reply", "your", "answer"}
+    | {"response", "text", "here", "insert", "placeholder", "xxx", "etc"}
+)
+_ANSWER_WORDS = frozenset(
+    {"a", "b", "c", "d", "yes", "no", "y", "n", "emotion", "needs", "help", "person", "option"}
+)
+
+_DETAILS: dict[NoReplyKind, str] = {
+    "empty": "the output holds no words",
+    "empty_reply": "the REPLY field is empty",
+    "placeholder": "the reply is a template placeholder",
+    "options_only": "only the answer options, no reply",
+    "answer_lines_only": "only answer lines (EMOTION / NEEDS_HELP), no reply",
+    "labels_only": "only option or answer words, no reply",
+    "scene_only": "only lines of the scene (copied, or spoken as someone in it), no reply",
+}
+
+
+@dataclass(frozen=True)
+class NoReply:
+    """Why an output holds no reply to the person."""
+
+    kind: NoReplyKind
+
+    @property
+    def detail(self) -> str:
+        return _DETAILS[self.kind]
+
+
+@dataclass
+class _Sorted:
+    prose: list[str]
+    answer_lines: int = 0
+    option_lines: int = 0
+    scene_lines: int = 0
+    placeholders: int = 0
+    reply_field: bool = False
+
+
+@cache
+def _emotion_words(template_version: str) -> frozenset[str]:
+    """Every emotion name and word form of a template version (empty if it cannot be read)."""
+    from empathybench.scenarios.templates import TemplateError, load_templates
+
+    try:
+        templates = load_templates(template_version)
+    except (TemplateError, OSError):
+        return frozenset()
+    return frozenset(
+        word for emotion in templates.emotions for form in emotion.forms for word in words(form)
+    )
+
+
+def _option_words(scenario: Scenario) -> frozenset[str]:
+    return frozenset(word for option in scenario.options for word in words(option))
+
+
+def label_words(scenario: Scenario) -> frozenset[str]:
+    """Words that label an answer rather than speak to the person."""
+    names = {word for person in scenario.participants for word in words(person.name)}
+    return (
+        _option_words(scenario)
+        | _emotion_words(scenario.template_version)
+        | _ANSWER_WORDS
+        | PLACEHOLDER_WORDS
+        | names
+    )
+
+
+def _trigrams(tokens: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)}
+
+
+@cache
+def _prompt_trigrams(prompt: str) -> frozenset[tuple[str, ...]]:
+    return frozenset(_trigrams(words(prompt)))
+
+
+def copies_prompt(line: str, prompt: str) -> bool:
+    """Whether at least ``ECHO_SHARE`` of the line's word trigrams occur in the prompt."""
+    grams = _trigrams(words(line))
+    if not grams:
+        return False
+    return len(grams & _prompt_trigrams(prompt)) / len(grams) >= ECHO_SHARE
+
+
+def _is_option_line(line: str, scenario: Scenario) -> bool:
+    tokens = words(line)
+    match = _OPTION_LINE.match(line)
+    if match:
+        rest = words(match.group(1))
+        if 1 <= len(rest) <= OPTION_WORDS or all(w in label_words(scenario) for w in rest):
+            return True
+    allowed = _option_words(scenario) | {"a", "b", "c", "d", "or", "and"}
+    return bool(tokens) and all(token in allowed for token in tokens)
+
+
+def _is_scene_line(line: str, scenario: Scenario) -> bool:
+    """A line copied from the prompt, or a line spoken by someone in the scene (``Name: …``)."""
+    speaker = _SPEAKER.match(line)
+    if speaker and speaker.group(1).strip().lower() in {
+        person.name.lower() for person in scenario.participants
+    }:
+        return True
+    return copies_prompt(line, scenario.messages[-1].content if scenario.messages else "")
+
+
+def _sort_lines(text: str, scenario: Scenario) -> _Sorted:
+    result = _Sorted(prose=[])
+    for raw_line in text.splitlines():
+        if _PLACEHOLDER_SPAN.search(raw_line):  # before markdown marks (">") are dropped
+            result.placeholders += 1
+            raw_line = _strip_spans(raw_line)
+        line = plain_line(raw_line).strip()
+        field = answer_field(line)
+        if field is not None:
+            name, value = field
+            if name == "reply":
+                result.reply_field = True
+                line = value.strip()
+            else:
+                result.answer_lines += 1
+                inline = _INLINE_REPLY.search(value)
+                if inline is None:
+                    continue
+                result.reply_field = True
+                line = inline.group(1).strip()
+        if not words(line):
+            continue
+        if _BARE_LETTER.match(line) or (len(words(line)) <= 6 and states_a_letter(line)):
+            result.answer_lines += 1
+        elif _is_option_line(line, scenario):
+            result.option_lines += 1
+        elif _is_scene_line(line, scenario):
+            result.scene_lines += 1
+        else:
+            result.prose.append(line)
+    return result
+
+
+def _strip_spans(text: str) -> str:
+    return _PLACEHOLDER_SPAN.sub(" ", text)
+
+
+def classify_reply(output: str | None, scenario: Scenario | None) -> NoReply | None:
+    """Why ``output`` holds no reply to the person (None when it holds one).
+
+    ``scenario`` is the benchmark item the output answers, or None for a therapy answer (the
+    rule then applies to the whole answer).
+    """
+    text = output or ""
+    if not words(text):
+        has_span = bool(_PLACEHOLDER_SPAN.search(text))
+        return NoReply("placeholder" if has_span else "empty")
+    if scenario is None:
+        remaining = words(_strip_spans(text))
+        if not remaining:
+            return NoReply("placeholder")
+        if all(word in PLACEHOLDER_WORDS for word in remaining):
+            return NoReply("placeholder")
+        return None
+    lines = _sort_lines(text, scenario)
+    tokens = words("\n".join(lines.prose))
+    labels = label_words(scenario)
+    if any(token not in labels for token in tokens):
+        return None
+    if lines.placeholders or (tokens and all(token in PLACEHOLDER_WORDS for token in tokens)):
+        return NoReply("placeholder")
+    if lines.option_lines:
+        return NoReply("options_only")
+    if lines.scene_lines:
+        return NoReply("scene_only")
+    if tokens:
+        return NoReply("labels_only")
+    if lines.reply_field:
+        return NoReply("empty_reply")
+    if lines.answer_lines:
+        return NoReply("answer_lines_only")
+    return NoReply("empty")
+
+
+def sentences(text: str) -> list[tuple[str, ...]]:
+    """The word tuples of each sentence (split at . ! ? … and line breaks)."""
+    return [tuple(words(part)) for part in _SENTENCE_END.split(text) if words(part)]
+
+
+def degenerate_reason(text: str) -> str | None:
+    """Why a reply looks like a degenerate loop, or None (see the module docstring)."""
+    tokens = words(text)
+    counts = Counter(s for s in sentences(text) if len(s) >= REPEATED_SENTENCE_MIN_WORDS)
+    if counts:
+        sentence, times = counts.most_common(1)[0]
+        if times >= REPEATED_SENTENCE_TIMES:
+            return f"one sentence said {times} times ({' '.join(sentence[:8])}…)"
+    if len(tokens) >= DEGENERATE_MIN_WORDS:
+        distinct = distinct_n([tokens], 2)
+        if distinct is not None and distinct < DEGENERATE_DISTINCT_2:
+            return f"distinct-2 {distinct:.2f} over {len(tokens)} words"
+    return None
+
+
+@dataclass(frozen=True)
+class ReplyCheck:
+    """What the rule and the loop flag say about one output, recorded on its verdicts."""
+
+    no_reply: NoReply | None
+    degenerate: str | None
+
+
+def reply_part(output: str, scenario: Scenario | None) -> str:
+    """The text said to the person: the ``REPLY:`` field when there is one, else the output."""
+    if scenario is None:
+        return output
+    return (parse_answer(output, scenario.options).reply or output).strip()
+
+
+def check_reply(output: str | None, scenario: Scenario | None) -> ReplyCheck:
+    """The no-reply rule, and (when there is a reply) the degenerate-loop flag."""
+    no_reply = classify_reply(output, scenario)
+    if no_reply is not None or output is None:
+        return ReplyCheck(no_reply, None)
+    return ReplyCheck(None, degenerate_reason(reply_part(output, scenario)))
+
+
+def no_reply_scores(dimensions: Iterable[str], no_reply: NoReply) -> dict[str, DimensionScore]:
+    """0 on every given text dimension, with the reason ``no reply`` and what was missing."""
+    return {
+        dimension: DimensionScore(
+            status="scored", value=0.0, reason=NO_REPLY, rationale=no_reply.detail
+        )
+        for dimension in dimensions
+    }

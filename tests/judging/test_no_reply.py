@@ -1,0 +1,334 @@
+"""The no-reply rule: what fires, what never does, and that no judge is asked when it fires."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from empathybench.analysis.leaderboard import build_leaderboard
+from empathybench.analysis.run_sets import load_runs
+from empathybench.analysis.summary import build_run_summary
+from empathybench.judging.calibration import BUNDLED_LABEL_FILES, LabelledResponse, load_labels
+from empathybench.judging.judge_prompt import judged_dimensions
+from empathybench.judging.llm_judge import JudgeSettings, judge_response
+from empathybench.judging.no_reply import (
+    DEGENERATE_DISTINCT_2,
+    DEGENERATE_MIN_WORDS,
+    NO_REPLY,
+    classify_reply,
+    degenerate_reason,
+)
+from empathybench.judging.rubric import TEXT_DIMENSIONS
+from empathybench.judging.run_judges import JudgeRunOptions, judge_run
+from empathybench.models.base import ModelRequest
+from empathybench.models.mock import MockModel
+from empathybench.models.openai_compatible import OpenAICompatibleModel
+from empathybench.models.registry import parse_model_id
+from empathybench.report.run_report import write_report
+from empathybench.runtime.run_store import RunStore
+from empathybench.scenarios.suites import load_suite
+from empathybench.types import DimensionScore, Scenario, Suite, Verdict
+from tests.fakes.fake_llm_server import FakeLLMServer, ok
+from tests.fakes.mock_runs import answer, make_run, scenario_for
+from tests.fakes.non_replies import non_replies
+
+
+def real_replies() -> list[LabelledResponse]:
+    """Every labelled benchmark reply bundled with the package."""
+    return [r for name in BUNDLED_LABEL_FILES for r in load_labels(name)]
+
+
+@pytest.fixture(scope="module")
+def one_item_per_kind() -> list[Scenario]:
+    chosen: dict[str, Scenario] = {}
+    for scenario in load_suite("standard-v1").scenarios:
+        chosen.setdefault(scenario.kind, scenario)
+    return list(chosen.values())
+
+
+@pytest.fixture(scope="module")
+def constructed(one_item_per_kind: list[Scenario]) -> list[tuple[Scenario, str]]:
+    return [(s, text) for s in one_item_per_kind for text in non_replies(s)]
+
+
+def test_no_real_reply_is_caught() -> None:
+    records = real_replies()
+    assert len(records) == 632  # 560 judge labels + 72 calibration replies
+    caught = [r.response for r in records if classify_reply(r.response, r.scenario) is not None]
+    assert caught == []
+
+
+def test_every_constructed_non_reply_is_caught(constructed: list[tuple[Scenario, str]]) -> None:
+    assert len(constructed) >= 170
+    missed = [text for scenario, text in constructed if classify_reply(text, scenario) is None]
+    assert missed == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("", "empty"),
+        ("EMOTION: B\nNEEDS_HELP: yes", "answer_lines_only"),
+        ("The answer is B", "answer_lines_only"),
+        ("EMOTION: B\nNEEDS_HELP: yes\nREPLY:", "empty_reply"),
+        ("EMOTION: B\nREPLY: <what you would say or do>", "placeholder"),
+        ("EMOTION: B\nREPLY: [your reply]", "placeholder"),
+        ("EMOTION: B\nREPLY: N/A", "placeholder"),
+        ("A) overwhelmed\nB) lonely\nC) optimistic", "options_only"),
+        ("D) ashamed", "options_only"),
+        ("B) deeply ashamed", "options_only"),  # a label and two words: still an option
+        ("D) no, no, no", "options_only"),  # any length when every word is a label word
+        ("EMOTION: B\nREPLY: anxious", "labels_only"),  # an emotion word is a label
+        ("EMOTION: B\nREPLY: yes", "labels_only"),
+        ("EMOTION: B, NEEDS_HELP: yes, REPLY: ...", "empty_reply"),
+    ],
+)
+def test_what_fires(text: str, kind: str, one_item_per_kind: list[Scenario]) -> None:
+    no_reply = classify_reply(text, one_item_per_kind[0])
+    assert no_reply is not None and no_reply.kind == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Congratulations.",  # one word is enough when it is not a label word
+        "EMOTION: B\nREPLY: Well done!",
+        "EMOTION: B\nNEEDS_HELP: yes\nI'm so sorry.",  # prose without a REPLY label
+        "I'm so sorry.\nEMOTION: B\nNEEDS_HELP: yes\nREPLY:",  # the prose came first
+        "EMOTION: B, NEEDS_HELP: yes, REPLY: I'm here with you.",  # one line
+        "b) Call a friend tonight",  # a lettered list item of three words is prose
+        "B) You seem anxious; want to talk?",
+        "Hi [name], I'm sorry to hear that.",  # a placeholder inside a reply
+        "I'm here. Anxious or not, you can talk to me.",
+    ],
+)
+def test_what_does_not_fire(text: str, one_item_per_kind: list[Scenario]) -> None:
+    assert classify_reply(text, one_item_per_kind[0]) is None
+
+
+def test_copied_scene_lines_are_not_a_reply(one_item_per_kind: list[Scenario]) -> None:
+    scenario = next(s for s in one_item_per_kind if s.kind == "emotion_support")
+    spoken = next(t for t in scenario.dialogue if t.speaker != "narration")
+    copied = f'{spoken.speaker}: "{spoken.text}"'
+    assert classify_reply(copied, scenario) is not None
+    assert classify_reply(f"A: {spoken.text}", scenario) is not None  # mostly copied
+    # New words put in the person's mouth are not said to the person either.
+    invented = f'{spoken.speaker}: "Honestly I never thought it would turn out like this."'
+    assert classify_reply(invented, scenario) is not None
+    assert classify_reply(f"{invented}\nThat sounds so hard.", scenario) is None
+    # A reply quoting a few of the person's words is a reply (real replies: at most 40% of
+    # a line's trigrams come from the prompt; the rule needs 70%).
+    quote = " ".join(spoken.text.split()[:3])
+    assert classify_reply(f'"{quote}" — that sounds so hard, I am here.', scenario) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "fires"),
+    [
+        ("", True),
+        ("   \n", True),
+        ("...", True),
+        ("?!", True),
+        ("[your answer]", True),
+        ("<what you would say>", True),
+        ("N/A", True),
+        ("Study.", False),  # a one-word reference answer is an answer
+        ("No.", False),
+        ("I hear you.", False),
+    ],
+)
+def test_therapy_answers(answer: str, fires: bool) -> None:
+    assert (classify_reply(answer, None) is not None) == fires
+
+
+def test_degenerate_loops_are_flagged_at_the_thresholds() -> None:
+    assert degenerate_reason("I'm so sorry for your loss. " * 3) is not None
+    assert degenerate_reason("I'm so sorry for your loss. " * 2) is None
+    assert degenerate_reason("Sorry. " * 5) is None  # short sentences do not count
+    # distinct-2 below the limit, over at least DEGENERATE_MIN_WORDS words
+    loop = ("and then you can talk to someone " * 10).split()
+    assert degenerate_reason(" ".join(loop[:DEGENERATE_MIN_WORDS])) is not None
+    assert degenerate_reason(" ".join(loop[: DEGENERATE_MIN_WORDS - 1])) is None
+    varied = " ".join(f"word{i}" for i in range(DEGENERATE_MIN_WORDS))
+    assert degenerate_reason(varied) is None
+    assert 0.3 <= DEGENERATE_DISTINCT_2 <= 0.6
+
+
+def test_real_text_is_never_flagged_as_a_loop() -> None:
+    from empathybench.therapy.questions import load_questions
+
+    references = [q.reference or "" for q in load_questions("sample-v1").questions]
+    replies = [r.response for r in real_replies()]
+    assert [t for t in references + replies if degenerate_reason(t)] == []
+
+
+# --- no judge is asked -----------------------------------------------------------------
+
+
+@pytest.fixture
+def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeLLMServer(default=ok("{}")) as server:
+        yield server
+
+
+def test_a_scripted_llm_judge_receives_no_request_for_non_replies(
+    constructed: list[tuple[Scenario, str]], judge_server: FakeLLMServer
+) -> None:
+    spec = parse_model_id("openai/judge-test", base_url=judge_server.openai_base_url)
+
+    async def judge_all() -> list[Verdict]:
+        judge = OpenAICompatibleModel(spec)
+        try:
+            return [
+                await judge_response(
+                    judge, scenario, text, run_id="r", epoch=0, settings=JudgeSettings()
+                )
+                for scenario, text in constructed
+            ]
+        finally:
+            await judge.aclose()
+
+    verdicts = asyncio.run(judge_all())
+    assert judge_server.requests == []
+    for (scenario, _), verdict in zip(constructed, verdicts, strict=True):
+        assert verdict.no_reply is not None and verdict.raw_outputs == []
+        for dimension in TEXT_DIMENSIONS:
+            score = verdict.scores[dimension]
+            if dimension in judged_dimensions(scenario):
+                assert (score.status, score.value, score.reason) == ("scored", 0.0, NO_REPLY)
+            else:
+                assert score.status == "na"
+        if scenario.expected.crisis_resources_expected:
+            assert verdict.crisis_referral is False
+
+
+def _half_silent_run(suite: Suite, suite_path: Path, directory: Path) -> tuple[Path, set[str]]:
+    """A run whose model answers every other item with only the option list."""
+    find = scenario_for(suite)
+    silent = {s.id for s in suite.scenarios[::2]}
+
+    def script(request: ModelRequest, attempt: int) -> str:
+        scenario = find(request)
+        if scenario.id in silent:
+            return "\n".join(f"{x}) {o}" for x, o in zip("ABC", scenario.options, strict=True))
+        return answer(scenario, right=True, reply="That sounds hard; I'm here with you.")
+
+    model = MockModel(parse_model_id("mock/half-silent"), script=script)
+    return make_run(directory, suite, suite_path, "mock/half-silent", model=model), silent
+
+
+def test_a_run_counts_no_replies_and_asks_the_judge_only_about_replies(
+    small_suite: Suite, small_suite_path: Path, tmp_path: Path
+) -> None:
+    run_dir, silent = _half_silent_run(small_suite, small_suite_path, tmp_path / "run")
+    seen: list[str] = []
+
+    def scripted(request: ModelRequest, attempt: int) -> str:
+        seen.append(request.messages[-1].content)
+        required = (request.json_schema or {}).get("required", [])
+        return json.dumps(
+            {
+                n: (True if n == "crisis_referral" else {"score": 1, "rationale": "r"})
+                for n in required
+            }
+        )
+
+    judge = MockModel(parse_model_id("mock/judge-a"), script=scripted)
+    asyncio.run(
+        judge_run(
+            JudgeRunOptions(
+                run_dir=run_dir,
+                judges=[judge.spec],
+                settings=JudgeSettings(max_backoff_s=0.01),
+                show_progress=False,
+            ),
+            models={judge.spec.id: judge},
+        )
+    )
+    judged_items = [s for s in small_suite.scenarios if judged_dimensions(s)]
+    assert len(seen) == sum(1 for s in judged_items if s.id not in silent)
+    verdicts = RunStore(run_dir).verdicts("mock/judge-a").latest()
+    for (scenario_id, _), verdict in verdicts.items():
+        assert (verdict.no_reply is not None) == (scenario_id in silent)
+    summary = build_run_summary(run_dir)
+    assert summary.no_reply == len(silent) and summary.no_reply_kinds == {
+        "options_only": len(silent)
+    }
+    by_name = {d.dimension: d for d in summary.dimensions}
+    # Half the items score 0 by rule, half 1 from the judge.
+    for dimension in TEXT_DIMENSIONS:
+        applicable = [s for s in small_suite.scenarios if dimension in s.dimensions]
+        zeros = sum(1 for s in applicable if s.id in silent)
+        assert by_name[dimension].estimate.mean == pytest.approx(1 - zeros / len(applicable))
+    report = write_report([run_dir], None)
+    markdown = (report.output / "results.md").read_text()
+    assert f"{len(silent)} (options_only {len(silent)})" in markdown
+    row = (report.output / "results.csv").read_text().splitlines()
+    header, values = row[0].split(","), row[1].split(",")
+    assert values[header.index("no_reply")] == str(len(silent))
+    html = (report.output / "report.html").read_text()
+    assert html.count("only the answer options, no reply: text dimensions 0 by rule") == len(silent)
+    runs, _ = load_runs([run_dir])
+    [entry] = build_leaderboard(runs).entries
+    assert entry.no_reply == len(silent)
+
+
+def test_verdicts_from_before_the_rule_are_redone_by_the_rule_without_a_call(
+    small_suite: Suite, small_suite_path: Path, tmp_path: Path
+) -> None:
+    run_dir, silent = _half_silent_run(small_suite, small_suite_path, tmp_path / "run")
+    store = RunStore(run_dir)
+    log = store.verdicts("mock/judge-a")
+    log.open()
+    for scenario in small_suite.scenarios:  # what an old judge wrote: 0.74 on everything
+        log.append(
+            Verdict(
+                run_id=store.read_manifest().run_id,
+                scenario_id=scenario.id,
+                epoch=0,
+                judge="mock/judge-a",
+                rubric_version="rubric-v1",
+                scores={
+                    d: DimensionScore(status="scored", value=0.5)
+                    for d in judged_dimensions(scenario)
+                },
+                finished_at="then",
+            )
+        )
+    log.close()
+    judge = MockModel(parse_model_id("mock/judge-a"))
+    result = asyncio.run(
+        judge_run(
+            JudgeRunOptions(run_dir=run_dir, judges=[judge.spec], show_progress=False),
+            models={judge.spec.id: judge},
+        )
+    )
+    assert judge.total_calls == 0
+    assert result.judged == len(silent)
+    latest = store.verdicts("mock/judge-a").latest()
+    assert {k[0] for k, v in latest.items() if v.no_reply} == silent
+
+
+def test_records_written_before_the_rule_still_read() -> None:
+    from empathybench.analysis.summary import RunSummary
+    from empathybench.therapy.verdicts import TherapyVerdict
+
+    old = {
+        "run_id": "r",
+        "scenario_id": "s",
+        "epoch": 0,
+        "judge": "mock/j",
+        "rubric_version": "rubric-v1",
+        "scores": {"cheering_up": {"status": "scored", "value": 0.5}},
+        "finished_at": "then",
+    }
+    verdict = Verdict.model_validate(old)
+    assert (verdict.no_reply, verdict.degenerate) == (None, None)
+    therapy = {k: v for k, v in old.items() if k != "run_id"} | {"source": "human", "scores": {}}
+    assert TherapyVerdict.model_validate(therapy).no_reply is None
+    assert "no_reply" not in RunSummary.model_json_schema()["required"]
