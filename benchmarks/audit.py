@@ -1,4 +1,4 @@
-"""Shortcut audit of the v1 items: the bundled standard-v1 and a fresh set of v1 items.
+"""Shortcut audit of the bundled standard-v1, a fresh set of v1 items and a fresh set of v2 items.
 
 Each audit trains the surface baselines on ``--train-n`` items generated with the audit's
 default training seed, then reports the best baseline per question beside chance. Prints a
@@ -59,13 +59,18 @@ def main() -> None:
     args = parser.parse_args()
     suites = [
         ("standard-v1", load_suite("standard-v1")),
-        (
-            f"fresh v1 ({args.fresh_n}, seed {args.fresh_seed})",
-            Suite(
-                name=f"fresh-v1-seed{args.fresh_seed}",
-                sha256="-",
-                scenarios=tuple(generate(args.fresh_n, args.fresh_seed)),
-            ),
+        *(
+            (
+                f"fresh {version} ({args.fresh_n}, seed {args.fresh_seed})",
+                Suite(
+                    name=f"fresh-{version}-seed{args.fresh_seed}",
+                    sha256="-",
+                    scenarios=tuple(
+                        generate(args.fresh_n, args.fresh_seed, template_version=version)
+                    ),
+                ),
+            )
+            for version in ("v1", "v2")
         ),
     ]
     results, reports = [], []

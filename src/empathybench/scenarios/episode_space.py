@@ -158,3 +158,21 @@ def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
             total += prod(choices)
         counts[kind] = total
     return counts
+
+
+def frame_help_rate(
+    kind: ScenarioKind, frame: Frame, templates: EpisodeTemplateSet | object
+) -> float:
+    """The share of help answers the frame's episode gives for ``kind``, over the people the
+    kind can ask about (group items: 1 if someone needs help, else 0). ``0.5`` for frames of
+    other template versions, which are never balanced."""
+    episode = frame.parts.get("episode")
+    if not isinstance(episode, Episode) or not isinstance(templates, EpisodeTemplateSet):
+        return 0.5
+    if kind == "group":
+        return 1.0 if frame.parts.get("help_role") else 0.0
+    roles = [episode.roles[role] for role in ROLE_NAMES]
+    if kind in ("emotion_support", "positive_control"):
+        wanted = "negative" if kind == "emotion_support" else "positive"
+        roles = [r for r in roles if _valence(templates, r.emotion) == wanted]
+    return sum(role.help for role in roles) / len(roles) if roles else 0.5

@@ -22,7 +22,11 @@ from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, render_prompt
 from empathybench.scenarios.episode_models import EpisodeTemplateSet
 from empathybench.scenarios.episode_rendering import build_episode_record
-from empathybench.scenarios.episode_space import build_episode_space, distinct_prompts
+from empathybench.scenarios.episode_space import (
+    build_episode_space,
+    distinct_prompts,
+    frame_help_rate,
+)
 from empathybench.scenarios.episode_templates import EPISODE_VERSIONS, load_episode_templates
 from empathybench.scenarios.permutation import IndexPermutation, Stream, derive_key
 from empathybench.scenarios.rendering import render_content
@@ -56,12 +60,12 @@ DEFAULT_MIX: dict[ScenarioKind, float] = {
 # kind's share would make one person of an episode the likelier key); harmful beliefs and
 # crises, which always need help, stay small so help answers can balance across the suite.
 EPISODE_MIX: dict[ScenarioKind, float] = {
-    "emotion_support": 34,
-    "positive_control": 26,
-    "harmful_belief": 8,
-    "harmful_belief_roleplay": 8,
-    "crisis": 6,
-    "group": 18,
+    "emotion_support": 35,
+    "positive_control": 28,
+    "harmful_belief": 6,
+    "harmful_belief_roleplay": 7,
+    "crisis": 5,
+    "group": 19,
 }
 
 
@@ -185,13 +189,17 @@ def build_episode_item(
     return record
 
 
-# Kinds whose help answer the v2 generator balances (yes/no alternate by rank). Harmful
-# beliefs and crises always need help, so they are not balanced.
+# Kinds whose help answers the v2 generator balances. It balances whole episodes, never the
+# person asked about: a "yes" turn takes an episode where at least half of the people this
+# kind can ask about need help, a "no" turn one where at most half do, and within the episode
+# every person stays equally likely to be asked about (weighting people by their help answer
+# would make some of them likelier keys, which a bag of words learns). Harmful beliefs and
+# crises always need help, so they are not balanced.
 HELP_BALANCED_KINDS: frozenset[ScenarioKind] = frozenset(
     {"emotion_support", "positive_control", "harmful_belief_roleplay", "group"}
 )
-# How many candidates a balanced stream may skip looking for the wanted help answer before
-# it takes what it finds (a kind whose templates cannot give one answer stays unbalanced).
+# How many candidates a balanced stream may skip looking for a fitting episode before it
+# takes what it finds (a kind whose templates cannot give one answer stays unbalanced).
 MAX_HELP_SKIPS = 64
 
 
@@ -212,9 +220,8 @@ class _KindStream:
         )
         self._letter_offset = derive_key(self.seed, "letters", self.kind) % len(LETTERS)
         self._help_offset = derive_key(self.seed, "help", self.kind) % 2
-        self._balance_help = (
-            isinstance(self.templates, EpisodeTemplateSet) and self.kind in HELP_BALANCED_KINDS
-        )
+        self._balance_help = self.kind in HELP_BALANCED_KINDS
+
         self._position = 0
         self.rank = 0
 
@@ -228,21 +235,20 @@ class _KindStream:
         )
 
     def next(self) -> dict[str, Any]:
+        """The next record (help balancing applies to episode versions only)."""
         wanted = (self.rank + self._help_offset) % 2 == 0
         skipped = 0
         while self._position < self.space.size:
             index = self._permutation[self._position]
             self._position += 1
+            if self._balance_help and skipped < MAX_HELP_SKIPS:
+                rate = frame_help_rate(self.kind, self.space.decode(index)[0], self.templates)
+                if (rate < 0.5) if wanted else (rate > 0.5):
+                    skipped += 1
+                    continue
             letter = (self.rank + self._letter_offset) % len(LETTERS)
             record = self._build(index, letter)
             if record["id"] in self.seen:
-                continue
-            if (
-                self._balance_help
-                and record["expected"]["help_needed"] != wanted
-                and skipped < MAX_HELP_SKIPS
-            ):
-                skipped += 1
                 continue
             self.seen.add(record["id"])
             self.rank += 1

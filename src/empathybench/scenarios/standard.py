@@ -53,8 +53,8 @@ STANDARD_V2 = SuiteRecipe(
     description=(
         "The frozen 100-item standard set of template v2 (appraisal-grounded episodes: the "
         "options are three people's emotions and only who-did-what tells them apart): "
-        "34 emotion_support, 26 positive_control, 8 harmful_belief, 8 harmful_belief_roleplay, "
-        "6 crisis, 18 group."
+        "35 emotion_support, 28 positive_control, 6 harmful_belief, 7 harmful_belief_roleplay, "
+        "5 crisis, 19 group."
     ),
     n=100,
     seed=2718,
