@@ -11,6 +11,7 @@ import sys
 import typer
 from rich.markup import escape
 
+from empathybench.cli.annotate_commands import register as register_annotate_commands
 from empathybench.cli.console import err_console
 from empathybench.cli.judge_commands import register as register_judge_commands
 from empathybench.cli.probe_commands import register as register_probe_commands
@@ -58,6 +59,7 @@ register_ui_commands(app)
 register_probe_commands(app)
 register_therapy_commands(app)
 register_survey_commands(app)
+register_annotate_commands(app)
 
 EXIT_USER_ERROR = 2
 
