@@ -1,15 +1,29 @@
-"""CSV cells that are safe to open in a spreadsheet, and back.
+"""CSV files that are safe to open in a spreadsheet, and back (survey and annotation exports).
 
 Text typed by visitors, raters or models can start with a character that Excel, LibreOffice
 or Sheets run as a formula (``=``, ``+``, ``-``, ``@``, tab, carriage return). A leading
 ``'`` makes such a cell inert. A cell that already starts with quotes before a formula
 character gets one more, so ``from_spreadsheet`` undoes exactly what was added and a CSV
 written and read back is unchanged.
+
+Reading is for imports of rows people typed: the header is matched case-insensitively, blank
+rows are skipped, every row keeps its line number for messages, and a broken file is one
+``UserError``; each row is then checked by the caller, which reports ``line N: why``.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from empathybench.errors import UserError
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_LETTER = re.compile(r"^\s*(?:(?:answer|response|option)\s+)?([A-Za-z])\s*[.)]?\s*$", re.I)
 
 
 def spreadsheet_safe(cell: str) -> str:
@@ -22,3 +36,62 @@ def from_spreadsheet(cell: str) -> str:
     if cell.startswith("'") and cell[1:].lstrip("'").startswith(FORMULA_STARTS):
         return cell[1:]
     return cell
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A whole CSV file with every cell made spreadsheet-safe."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    writer.writerows([spreadsheet_safe(cell) for cell in row] for row in rows)
+    return buffer.getvalue()
+
+
+def read_csv_rows(
+    path: Path, *, required: Sequence[str], optional: Sequence[str], what: str
+) -> list[tuple[int, dict[str, str]]]:
+    """(line number, row by lower-cased column) of a CSV; a broken file is one UserError.
+
+    ``what`` names a row in the missing-column message ("a vote CSV needs a header with …").
+    """
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected a CSV file") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text; save the CSV as UTF-8") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = [name.strip().lower() for name in next(reader, [])]
+        rows = []
+        for values in reader:
+            if any(value.strip() for value in values):
+                cells = [from_spreadsheet(value) for value in values]
+                rows.append((reader.line_num, dict(zip(header, cells, strict=False))))
+    except csv.Error as error:
+        raise UserError(f"{path}: not a valid CSV file (line {reader.line_num}: {error})") from None
+    missing = [name for name in required if name not in header]
+    if missing:
+        raise UserError(
+            f"{path}: missing column(s) {', '.join(missing)}; a {what} CSV needs a header with "
+            f"{', '.join(required)} (optional: {', '.join(optional)})"
+        )
+    return rows
+
+
+def option_letter(value: str) -> str:
+    """``A``, ``a``, ``A.``, ``A)``, ``Answer A`` or ``Option a`` → ``A``; else unchanged."""
+    match = _LETTER.match(value)
+    return match.group(1).upper() if match else value
+
+
+@dataclass
+class ImportReport:
+    """What an import did: rows added, rows that repeated a stored answer, rows refused."""
+
+    added: int = 0
+    duplicates: int = 0
+    rejected: list[str] = field(default_factory=list)
+    """``line N: why`` for each refused row."""

@@ -7,6 +7,7 @@ depend on the installed pydantic version.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -30,6 +31,12 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 def canonical_json_data(data: object) -> str:
     """The canonical text of JSON-ready data (used directly by the generator's fast path)."""
     return _ENCODER.encode(data)
+
+
+def canonical_digest(*parts: object) -> str:
+    """SHA-256 of ``parts`` as one canonical JSON list: seeded orders and ids that cannot
+    collide by concatenation, and do not depend on the platform or Python version."""
+    return hashlib.sha256(canonical_json_data(list(parts)).encode("utf-8")).hexdigest()
 
 
 def canonical_json(record: BaseModel) -> str:

@@ -8,11 +8,8 @@ rater ids, so the tests do not depend on each other's order.
 import csv
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -25,6 +22,7 @@ from empathybench.survey.build import SourceAnswers, build_survey, write_survey
 from empathybench.survey.records import SurveyForm
 from empathybench.survey.session import SurveySession
 from empathybench.types import Suite
+from tests.fakes.app_server import free_port, stop, wait_until_serving
 from tests.fakes.browser import chromium
 from tests.fakes.mock_runs import (
     PLANTED_IMAGE,
@@ -37,7 +35,6 @@ from tests.fakes.mock_runs import (
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
 
-STARTUP_TIMEOUT_S = 120
 SCORING_TIMEOUT_MS = 90_000
 STEP_TIMEOUT_MS = 30_000
 JUDGE = "mock/judge-planted"
@@ -47,33 +44,6 @@ QUESTIONS = [
     ("q2", "My exams are making me panic. How do I cope?"),
     ("q3", "I argue with my sister all the time. Is that normal?"),
 ]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_until_serving(url: str, process: subprocess.Popen[bytes], stderr: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(
-                f"empathybench ui exited with {process.returncode}:\n{stderr.read_text()}",
-                pytrace=False,
-            )
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.5)
-    pytest.fail(
-        f"empathybench ui did not answer within {STARTUP_TIMEOUT_S} s:\n{stderr.read_text()}",
-        pytrace=False,
-    )
 
 
 class Server:
@@ -158,12 +128,7 @@ def server(workspace: Path) -> Iterator[Server]:
         wait_until_serving(url, process, stderr)
         yield Server(url, flag_file, workspace / "survey", workspace / "runs" / "hostile")
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
+        stop(process)
 
 
 @pytest.fixture(scope="module")

@@ -115,6 +115,7 @@ def test_a_non_loopback_host_prints_a_warning(
     [
         (["--runs", "missing-folder"], "--runs missing-folder: no such folder"),
         (["--survey", "missing-folder"], "--survey missing-folder: no such folder"),
+        (["--annotations", "missing-folder"], "--annotations missing-folder: no such folder"),
         (["--scorer", "missing-folder"], "--scorer missing-folder: no such folder"),
         (["--port", "70000"], "--port 70000: use a port from 1 to 65535"),
     ],

@@ -11,6 +11,7 @@ import sys
 import typer
 from rich.markup import escape
 
+from empathybench.cli.annotate_commands import register as register_annotate_commands
 from empathybench.cli.audit_commands import register as register_audit_commands
 from empathybench.cli.console import err_console
 from empathybench.cli.judge_commands import register as register_judge_commands
@@ -60,6 +61,7 @@ register_probe_commands(app)
 register_therapy_commands(app)
 register_survey_commands(app)
 register_audit_commands(app)
+register_annotate_commands(app)
 
 EXIT_USER_ERROR = 2
 

@@ -1,4 +1,4 @@
-"""``empathybench ui``: the web app (score a text, browse runs, rate a blind survey)."""
+"""``empathybench ui``: the web app (score a text, browse runs, rate a survey, annotate items)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ def _ui(
         Path | None,
         typer.Option(help="Survey folder (from `empathybench survey build`) for raters."),
     ] = None,
+    annotations: Annotated[
+        Path | None,
+        typer.Option(help="Annotation study folder (from `empathybench annotate init`)."),
+    ] = None,
     flag_file: Annotated[
         Path, typer.Option(help="CSV file that Flag appends scored texts to.")
     ] = DEFAULT_FLAG_FILE,
@@ -39,12 +43,14 @@ def _ui(
         typer.Option(help="A trained empathy head folder (default: the bundled scorer)."),
     ] = None,
 ) -> None:
-    """Start the web app: score texts (and flag them), browse runs, rate a blind survey."""
+    """Start the web app: score texts (and flag them), browse runs, rate a blind survey,
+    annotate benchmark items."""
     settings = UiSettings(
         host=host,
         port=port,
         runs_dir=runs,
         survey_dir=survey,
+        annotation_dir=annotations,
         flag_file=flag_file,
         scorer_head=scorer,
     )

@@ -52,6 +52,11 @@ def render_turns(turns: Sequence[tuple[str, str]]) -> str:
     )
 
 
+def render_scene(scene: str, helper_role: str, turns: Sequence[tuple[str, str]]) -> str:
+    """The setting line and the dialogue: what the model reads before the questions."""
+    return f"Setting: {scene}. You are {helper_role}.\n\n{render_turns(turns)}"
+
+
 def render_prompt(
     kind: ScenarioKind,
     scene: str,
@@ -67,7 +72,7 @@ def render_prompt(
     option_lines = "\n".join(
         f"{letter}) {option}" for letter, option in zip(LETTERS, options, strict=False)
     )
-    setting = f"Setting: {scene}. You are {helper_role}.\n\n{render_turns(turns)}"
+    setting = render_scene(scene, helper_role, turns)
     if kind == "group" and prompt_version == PROMPT_VERSION_V2:
         questions = (
             f"1. Which emotion is {focus_person} most likely feeling right now?\n"

@@ -16,7 +16,6 @@ version, and each decision depends only on what it is about.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text, canonical_json_data, pretty_json, read_json_record
+from empathybench.jsonl import atomic_write_text, canonical_digest, pretty_json, read_json_record
 from empathybench.runtime.provenance import now_iso
 from empathybench.survey.records import (
     FORM_FILE,
@@ -51,11 +50,6 @@ class SourceAnswers:
     source: str
     answers: Mapping[str, str]
     """Question id → answer text."""
-
-
-def _digest(*parts: object) -> str:
-    """A hash of ``parts`` that cannot collide by concatenation (JSON keeps them apart)."""
-    return hashlib.sha256(canonical_json_data(list(parts)).encode("utf-8")).hexdigest()
 
 
 def _check_sources(sources: Sequence[SourceAnswers]) -> list[str]:
@@ -101,7 +95,9 @@ def pick_questions(
             f"only {len(eligible)} question(s) are answered by every source, "
             f"fewer than the {k} asked for; lower k or fill in the missing answers"
         )
-    ranked = sorted(eligible, key=lambda question: (_digest("pick", seed, question[0]), question))
+    ranked = sorted(
+        eligible, key=lambda question: (canonical_digest("pick", seed, question[0]), question)
+    )
     chosen = {question_id for question_id, _ in ranked[:k]}
     return [question for question in eligible if question[0] in chosen]
 
@@ -109,7 +105,7 @@ def pick_questions(
 def letter_order(sources: Sequence[str], *, seed: int, question_id: str) -> list[str]:
     """The sources in the order they take letters A, B, C… on one question."""
     return sorted(
-        sources, key=lambda source: (_digest("letter", seed, question_id, source), source)
+        sources, key=lambda source: (canonical_digest("letter", seed, question_id, source), source)
     )
 
 
@@ -140,7 +136,7 @@ def build_survey(
             answers.append(SurveyAnswer(letter=letter, text=by_name[name].answers[question_id]))
             entries.append(KeyEntry(question_id=question_id, letter=letter, source=name))
         items.append(SurveyItem(question_id=question_id, question=text, answers=answers))
-    survey_id = _digest(
+    survey_id = canonical_digest(
         "survey",
         seed,
         names,

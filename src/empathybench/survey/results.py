@@ -12,18 +12,14 @@ not answer). It is 1/n_sources when every question has every source.
 
 from __future__ import annotations
 
-import csv
 import html
-import io
-import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
 
 from empathybench.analysis.summary import Interval, interval
-from empathybench.csv_cells import from_spreadsheet, spreadsheet_safe
+from empathybench.csv_cells import ImportReport, csv_text, option_letter, read_csv_rows
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.report.figures import (
@@ -57,7 +53,6 @@ EXPORT_COLUMNS = (
 REQUIRED_IMPORT_COLUMNS = ("rater_id", "question_id", "most", "least")
 OPTIONAL_IMPORT_COLUMNS = ("reason", "voted_at", "survey_id")
 REASON_COLUMNS = ("rater_id", "question_id", "question", "most_source", "least_source", "reason")
-_LETTER = re.compile(r"^\s*(?:(?:answer|response|option)\s+)?([A-Za-z])\s*[.)]?\s*$", re.I)
 
 
 class SourceShare(Record):
@@ -196,14 +191,6 @@ def _mean(values: Sequence[float]) -> float:
 # --- writing results --------------------------------------------------------------------
 
 
-def _csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(header)
-    writer.writerows([spreadsheet_safe(cell) for cell in row] for row in rows)
-    return buffer.getvalue()
-
-
 def results_markdown(results: SurveyResults) -> str:
     """The shares table, then the raters' reasons grouped by question."""
     rows = [
@@ -284,7 +271,7 @@ def write_results(directory: Path, results: SurveyResults) -> list[Path]:
     texts = {
         RESULTS_FILE: pretty_json(results),
         RESULTS_MARKDOWN: results_markdown(results),
-        REASONS_FILE: _csv_text(
+        REASONS_FILE: csv_text(
             REASON_COLUMNS,
             (
                 [r.rater_id, r.question_id, r.question, r.most_source, r.least_source, r.reason]
@@ -318,52 +305,7 @@ def export_votes_csv(votes: Sequence[Vote], key: SurveyKey, path: Path) -> None:
         ]
         for vote in votes
     ]
-    atomic_write_text(path, _csv_text(EXPORT_COLUMNS, rows))
-
-
-@dataclass
-class ImportReport:
-    """What an import did: votes added, rows that repeated a stored vote, rows refused."""
-
-    added: int = 0
-    duplicates: int = 0
-    rejected: list[str] = field(default_factory=list)
-    """``line N: why`` for each refused row."""
-
-
-def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """Header (lower-cased) and (line number, row) pairs; a broken file is one UserError."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected a CSV file") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text; save the CSV as UTF-8") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = [name.strip().lower() for name in next(reader, [])]
-        rows = []
-        for values in reader:
-            if any(value.strip() for value in values):
-                cells = [from_spreadsheet(value) for value in values]
-                rows.append((reader.line_num, dict(zip(header, cells, strict=False))))
-    except csv.Error as error:
-        raise UserError(f"{path}: not a valid CSV file (line {reader.line_num}: {error})") from None
-    missing = [name for name in REQUIRED_IMPORT_COLUMNS if name not in header]
-    if missing:
-        raise UserError(
-            f"{path}: missing column(s) {', '.join(missing)}; a vote CSV needs a header with "
-            f"{', '.join(REQUIRED_IMPORT_COLUMNS)} (optional: {', '.join(OPTIONAL_IMPORT_COLUMNS)})"
-        )
-    return header, rows
-
-
-def _letter(value: str) -> str:
-    """``A``, ``a``, ``A.``, ``Answer A`` or ``Response a`` → ``A``; anything else unchanged."""
-    match = _LETTER.match(value)
-    return match.group(1).upper() if match else value
+    atomic_write_text(path, csv_text(EXPORT_COLUMNS, rows))
 
 
 def import_votes_csv(path: Path, session: SurveySession) -> ImportReport:
@@ -373,7 +315,9 @@ def import_votes_csv(path: Path, session: SurveySession) -> ImportReport:
     A row for another survey (a ``survey_id`` column that does not match) is rejected: its
     letters would point at other sources.
     """
-    _, rows = _read_csv(path)
+    rows = read_csv_rows(
+        path, required=REQUIRED_IMPORT_COLUMNS, optional=OPTIONAL_IMPORT_COLUMNS, what="vote"
+    )
     report = ImportReport()
     for line, row in rows:
         survey_id = (row.get("survey_id") or "").strip()
@@ -384,8 +328,8 @@ def import_votes_csv(path: Path, session: SurveySession) -> ImportReport:
             session.vote(
                 row.get("rater_id") or "",
                 (row.get("question_id") or "").strip(),
-                _letter(row.get("most") or ""),
-                _letter(row.get("least") or ""),
+                option_letter(row.get("most") or ""),
+                option_letter(row.get("least") or ""),
                 row.get("reason") or "",
                 voted_at=(row.get("voted_at") or "").strip() or None,
             )

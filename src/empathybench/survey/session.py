@@ -28,12 +28,13 @@ def normalise_rater_id(rater_id: str) -> str:
     return cleaned
 
 
-def _check_timestamp(voted_at: str) -> str:
+def check_timestamp(value: str, name: str = "voted_at") -> str:
+    """``value`` (the column ``name``) when it is an ISO 8601 date and time; else UserError."""
     try:
-        datetime.fromisoformat(voted_at)
+        datetime.fromisoformat(value)
     except ValueError:
-        raise UserError(f"voted_at {voted_at!r} is not an ISO 8601 date and time") from None
-    return voted_at
+        raise UserError(f"{name} {value!r} is not an ISO 8601 date and time") from None
+    return value
 
 
 class SurveySession:
@@ -109,7 +110,7 @@ class SurveySession:
             most=choices["most"],
             least=choices["least"],
             reason=cleaned_reason,
-            voted_at=now_iso() if voted_at is None else _check_timestamp(voted_at.strip()),
+            voted_at=now_iso() if voted_at is None else check_timestamp(voted_at.strip()),
         )
         self.store.add(vote)
         return vote

@@ -1,4 +1,4 @@
-"""The Gradio app: three tabs (Score, Runs, Survey) in one Blocks, launched offline.
+"""The Gradio app: four tabs (Score, Runs, Survey, Annotate) in one Blocks, launched offline.
 
 The app must work without a network: analytics and gradio's version check are switched
 off before gradio is imported, the theme uses system fonts only (no Google Fonts), share
@@ -14,7 +14,10 @@ os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"  # also disables the version ch
 
 import gradio as gr
 
+from empathybench.annotation.session import AnnotationSession
 from empathybench.survey.session import SurveySession
+from empathybench.ui.annotate_flow import AnnotationFlow
+from empathybench.ui.annotate_tab import build_annotate_tab
 from empathybench.ui.flagging import FlagLog
 from empathybench.ui.run_browser import FigureFolders
 from empathybench.ui.runs_tab import build_runs_tab
@@ -35,16 +38,22 @@ def offline_theme() -> gr.themes.Base:
 
 
 def build_app(settings: UiSettings) -> gr.Blocks:
-    """The app for ``settings``; opens the survey and checks the flag file (UserError)."""
+    """The app for ``settings``; opens the survey and the annotation study and checks the
+    flag file (UserError)."""
     flags = FlagLog(settings.flag_file)
     flags.check()
     flow = SurveyFlow(SurveySession.open(settings.survey_dir)) if settings.survey_dir else None
+    annotation = (
+        AnnotationFlow(AnnotationSession.open(settings.annotation_dir))
+        if settings.annotation_dir
+        else None
+    )
     service = ScoreService(settings.scorer_head)
     app = gr.Blocks(title=TITLE, analytics_enabled=False)
     with app:
         gr.Markdown(
-            "# empathybench\nScore a reply's empathy, browse benchmark runs, or rate a blind "
-            "survey."
+            "# empathybench\nScore a reply's empathy, browse benchmark runs, rate a blind "
+            "survey, or annotate benchmark items."
         )
         with gr.Tabs():
             with gr.Tab("Score", id="score", elem_id="tab-score"):
@@ -53,6 +62,8 @@ def build_app(settings: UiSettings) -> gr.Blocks:
                 build_runs_tab(settings.runs_dir, FigureFolders())
             with gr.Tab("Survey", id="survey", elem_id="tab-survey"):
                 build_survey_tab(flow)
+            with gr.Tab("Annotate", id="annotate", elem_id="tab-annotate"):
+                build_annotate_tab(annotation)
     return app
 
 

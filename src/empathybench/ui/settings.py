@@ -29,6 +29,7 @@ class UiSettings:
     port: int = DEFAULT_PORT
     runs_dir: Path | None = None
     survey_dir: Path | None = None
+    annotation_dir: Path | None = None
     flag_file: Path = DEFAULT_FLAG_FILE
     scorer_head: Path | None = None
 
@@ -53,8 +54,8 @@ def exposure_warning(host: str) -> str | None:
         return None
     return (
         f"warning: listening on {host}: anyone who can reach this address can use the app, "
-        "flag texts and cast survey votes (there is no login); use --host 127.0.0.1 to keep "
-        "it on this machine"
+        "flag texts, cast survey votes and submit annotations (there is no login); use "
+        "--host 127.0.0.1 to keep it on this machine"
     )
 
 
@@ -88,6 +89,8 @@ def check_settings(settings: UiSettings) -> None:
         raise UserError(f"--runs {settings.runs_dir}: no such folder")
     if settings.survey_dir is not None and not settings.survey_dir.is_dir():
         raise UserError(f"--survey {settings.survey_dir}: no such folder")
+    if settings.annotation_dir is not None and not settings.annotation_dir.is_dir():
+        raise UserError(f"--annotations {settings.annotation_dir}: no such folder")
     if settings.scorer_head is not None and not settings.scorer_head.is_dir():
         raise UserError(f"--scorer {settings.scorer_head}: no such folder (a trained head)")
     if settings.flag_file.is_dir():
