@@ -96,3 +96,34 @@ def test_bad_input_is_one_error_line(
     code, out, err = _run(["audit", *resolved], capsys)
     _one_line_error(code, err, fragment)
     assert out == ""
+
+
+def test_annotations_flag_items_raters_disagree_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from empathybench.annotation.session import AnnotationSession
+    from empathybench.annotation.study import init_study, load_key
+
+    suite_path = tmp_path / "v2.jsonl"
+    write_scenarios(suite_path, generate(30, 3, template_version="v2"))
+    study = tmp_path / "study"
+    init_study(study, str(suite_path))
+    key = load_key(study)
+    session = AnnotationSession.open(study)
+    disputed = key.items[0]
+    wrong = "A" if disputed.correct_letter != "A" else "B"
+    for rater in ("ana", "ben"):
+        for item in key.items[:4]:
+            letter = wrong if (rater == "ben" and item is disputed) else item.correct_letter
+            help_ = "yes" if item.help_needed else "no"
+            session.answer(rater, item.item_id, letter, help_, item.who)
+    code, out, _ = _run(
+        ["audit", str(suite_path), "--train-n", "300", "--annotations", str(study)], capsys
+    )
+    assert code in (0, 1)
+    assert disputed.item_id in out and "emotion 0.50 < 0.80" in out
+    assert "1 flagged" in out
+    other = tmp_path / "other.jsonl"
+    write_scenarios(other, generate(30, 4, template_version="v2"))
+    code, _, err = _run(["audit", str(other), "--annotations", str(study)], capsys)
+    _one_line_error(code, err, "not the audited one")

@@ -13,6 +13,7 @@ from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 
 if TYPE_CHECKING:
+    from empathybench.annotation.agreement import AgreementReport
     from empathybench.audit.results import Accuracy, AuditReport
 
 EXIT_FAILED = 1
@@ -93,6 +94,14 @@ def _audit(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON instead of tables.")
     ] = False,
+    annotations: Annotated[
+        Path | None,
+        typer.Option(
+            "--annotations",
+            help="An annotation study of this suite (empathybench annotate): also list the "
+            "items whose raters agree with the key less than 80% of the time.",
+        ),
+    ] = None,
 ) -> None:
     """Train surface-only baselines on a separate generated set; report their accuracy on
     SUITE beside chance. Exits 1 when a question fails its threshold."""
@@ -104,6 +113,7 @@ def _audit(
     if output is not None and output.exists() and not output.is_dir():
         raise UserError(f"{output}: is a file; -o/--output takes a folder")
     loaded = load_suite(suite)
+    agreement = _annotation_agreement(annotations, loaded.sha256) if annotations else None
     with err_console.status("auditing") as status:
         report = audit_suite(
             loaded,
@@ -116,15 +126,60 @@ def _audit(
         typer.echo(pretty_json(report), nl=False)
     else:
         _print_report(report)
+        if agreement is not None:
+            _print_flagged(agreement)
     if output is not None:
-        paths = write_text_files(
-            output, {AUDIT_JSON: pretty_json(report), AUDIT_MARKDOWN: audit_markdown(report)}
-        )
+        files = {AUDIT_JSON: pretty_json(report), AUDIT_MARKDOWN: audit_markdown(report)}
+        if agreement is not None:
+            files[ANNOTATIONS_JSON] = pretty_json(agreement)
+        paths = write_text_files(output, files)
         (err_console if as_json else console).print(
             f"wrote {', '.join(str(p) for p in paths)}", highlight=False, markup=False
         )
     if not report.passed:
         raise typer.Exit(EXIT_FAILED)
+
+
+ANNOTATIONS_JSON = "annotations.json"
+
+
+def _annotation_agreement(directory: Path, suite_sha256: str) -> AgreementReport:
+    """Raters' agreement with the key, checked to be about the audited suite."""
+    from empathybench.annotation.agreement import item_agreement
+
+    agreement = item_agreement(directory)
+    if agreement.suite_sha256 != suite_sha256:
+        raise UserError(
+            f"{directory}: the annotation study is of suite {agreement.suite_name} "
+            f"(sha256 {agreement.suite_sha256[:12]}…), not the audited one "
+            f"({suite_sha256[:12]}…)"
+        )
+    return agreement
+
+
+def _print_flagged(agreement: AgreementReport) -> None:
+    table = Table(
+        title=f"items raters disagree on (agreement with the key < "
+        f"{100 * agreement.min_agreement:.0f}%, {agreement.raters} raters)",
+        title_justify="left",
+    )
+    table.add_column("item")
+    table.add_column("raters", justify="right")
+    table.add_column("why")
+    for item in agreement.items:
+        if item.status == "flagged":
+            table.add_row(item.item_id, str(item.raters), "; ".join(item.reasons))
+    console.print(table)
+    console.print(
+        f"{len(agreement.flagged)} flagged, {len(agreement.too_few_raters)} with fewer than two "
+        f"raters; Fleiss' kappa emotion {_kappa(agreement.kappa_emotion.kappa)}, "
+        f"help {_kappa(agreement.kappa_help.kappa)}",
+        highlight=False,
+    )
+
+
+def _kappa(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
 
 
 def _print_report(report: AuditReport) -> None:
