@@ -81,7 +81,7 @@ def test_suites_lists_standard_v1_with_a_verified_hash() -> None:
 def test_space_reports_more_than_a_million() -> None:
     result = run_cli("space")
     assert result.returncode == 0
-    total = next(line for line in result.stdout.splitlines() if "all" in line)
+    total = next(line for line in result.stdout.splitlines() if line.startswith("│ all "))
     assert int(total.split("│")[-2].strip().replace(",", "")) > 1_000_000
 
 
