@@ -22,6 +22,8 @@ from empathybench.models.base import GenerationParams, ModelOutput, ModelRequest
 from empathybench.models.local_guided import GuidedDecoding, _banned, _control
 from empathybench.models.registry import parse_model_id
 from empathybench.prompts.answer_guide import answer_guide
+from empathybench.runner import RunOptions, execute_run
+from empathybench.runtime.run_store import RunStore
 from empathybench.types import LETTERS, ChatMessage, Scenario, Suite
 from tests.fakes.tiny_lm import save_tiny_llama
 
@@ -199,3 +201,40 @@ def test_decoding_options_are_checked(tiny_dir: Path) -> None:
         tiny_model(tiny_dir, repetition_penalty=0.5)
     with pytest.raises(UserError, match="choice_score"):
         tiny_model(tiny_dir, choice_score="max")
+
+
+def test_runner_records_guided_mode_for_local_models(
+    tiny_dir: Path, small_suite: Suite, small_suite_path: Path, tmp_path: Path
+) -> None:
+    spec = parse_model_id(f"local/{tiny_dir}", params=GenerationParams(max_tokens=8))
+    result = asyncio.run(
+        execute_run(
+            RunOptions(
+                suite=small_suite,
+                suite_source=str(small_suite_path),
+                spec=spec,
+                run_dir=tmp_path / "run",
+                limit=5,
+                show_progress=False,
+                cache_path=tmp_path / "cache.sqlite",
+            )
+        )
+    )
+    assert result.manifest.answer_mode == "guided"
+    assert RunStore(tmp_path / "run").read_manifest().answer_mode == "guided"
+    for response in result.responses.values():
+        assert response.text is not None and "NEEDS_HELP: " in response.text
+    with pytest.raises(UserError, match="answer mode"):  # same directory, other mode
+        asyncio.run(
+            execute_run(
+                RunOptions(
+                    suite=small_suite,
+                    suite_source=str(small_suite_path),
+                    spec=spec,
+                    run_dir=tmp_path / "run",
+                    limit=5,
+                    show_progress=False,
+                    answer_mode="free",
+                )
+            )
+        )
