@@ -190,10 +190,11 @@ def test_banned_tokens_complete_a_seen_ngram() -> None:
 
 
 def test_repetition_penalty_lowers_seen_tokens_only() -> None:
-    logits = torch.tensor([[2.0, -1.0, 3.0]])
-    seen = torch.tensor([[True, True, False]])
-    controlled = _control(logits.clone(), [0], [[0, 1]], seen, GuidedDecoding(2.0, 0))
-    assert controlled.tolist() == [[1.0, -2.0, 3.0]]
+    logits = torch.tensor([[2.0, -1.0, 3.0], [2.0, -1.0, 3.0]])
+    controlled = _control(logits, [1, 0], [[2], [0, 1, 0]], GuidedDecoding(2.0, 0))
+    assert controlled.tolist() == [[1.0, -2.0, 3.0], [2.0, -1.0, 1.5]]
+    banned = _control(torch.zeros((1, 4)), [0], [[1, 2, 1]], GuidedDecoding(1.0, 2))
+    assert banned.tolist() == [[0.0, 0.0, float("-inf"), 0.0]]
 
 
 def test_decoding_options_are_checked(tiny_dir: Path) -> None:

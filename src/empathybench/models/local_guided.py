@@ -114,8 +114,11 @@ class _Batch:
         ).logits.float()
         if keep:
             self.mask, self.positions = mask, positions[:, -1]
-            fed = own[:, -1].bool()[:, None]
-            self.logits = torch.where(fed, logits[:, -1], self.logits)
+            fed = own[:, -1].bool()
+            if bool(fed.all()):  # every decoding step
+                self.logits = logits[:, -1]
+            else:
+                self.logits = torch.where(fed[:, None], logits[:, -1], self.logits)
         else:
             for layer, length in zip(self.cache.layers, lengths, strict=True):
                 layer.truncate(length)
@@ -236,15 +239,21 @@ def _pick(scores: list[float], temperature: float, generator: Any) -> int:
 
 
 def _control(
-    logits: Any, rows: list[int], replies: list[list[int]], seen: Any, decoding: GuidedDecoding
+    logits: Any, rows: list[int], replies: list[list[int]], decoding: GuidedDecoding
 ) -> Any:
-    """Apply the repetition penalty and the n-gram ban to the next-token logits."""
+    """Apply the repetition penalty and the n-gram ban to the next-token logits, in place.
+
+    Only the reply's own tokens are touched (a few per row), so no vocabulary-wide tensor is
+    allocated per step.
+    """
     torch = import_optional("torch")
     if decoding.repetition_penalty != 1.0:
-        penalty = decoding.repetition_penalty
-        logits = torch.where(
-            seen, torch.where(logits > 0, logits / penalty, logits * penalty), logits
-        )
+        pairs = [(row, token) for row, job in enumerate(rows) for token in set(replies[job])]
+        if pairs:
+            index = torch.tensor(pairs).T
+            values = logits[index[0], index[1]]
+            penalty = decoding.repetition_penalty
+            logits[index[0], index[1]] = torch.where(values > 0, values / penalty, values * penalty)
     size = decoding.no_repeat_ngram
     if size:
         for row, job_row in enumerate(rows):
@@ -300,10 +309,9 @@ def guided_decode(
         engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + now - mark
         mark = now
         replies: list[list[int]] = [[] for _ in jobs]
-        seen = torch.zeros_like(batch.logits, dtype=torch.bool)
         active = list(range(len(jobs)))
         while True:
-            scores = _control(batch.logits.clone(), active, replies, seen, decoding)
+            scores = _control(batch.logits, active, replies, decoding)
             tokens = choose_tokens(scores, params, generators).tolist()
             keep: list[int] = []
             for row, token in enumerate(tokens):
@@ -312,7 +320,6 @@ def guided_decode(
                 ended = token in engine.eos
                 if not ended:
                     reply.append(token)
-                    seen[row, token] = True
                     tail = tokenizer.decode(reply[-TAIL_TOKENS:], skip_special_tokens=True)
                     ended = reply_stop(tail, guides[job_row].stop_labels) is not None
                     ended = ended or len(reply) >= params.max_tokens
@@ -343,7 +350,6 @@ def guided_decode(
                 raise RuntimeError("the local model was unloaded (the process is exiting)")
             if len(keep) < len(active):
                 batch.select(keep)
-                seen = seen[torch.tensor(keep)]
                 active = [active[row] for row in keep]
                 generators = [generators[row] for row in keep]
             batch.extend([[replies[job_row][-1]] for job_row in active])
