@@ -19,7 +19,7 @@ from empathybench.errors import UserError
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.models import local
 from empathybench.models.base import GenerationParams, ModelOutput, ModelRequest
-from empathybench.models.local_guided import GuidedDecoding, _banned, _control
+from empathybench.models.local_guided import GuidedDecoding, _banned, _control, batch_room
 from empathybench.models.registry import parse_model_id
 from empathybench.prompts.answer_guide import answer_guide
 from empathybench.runner import RunOptions, execute_run
@@ -179,6 +179,35 @@ def test_repetition_penalty_reduces_repeats(tiny_dir: Path, small_suite: Suite) 
     free = reply_tokens(tiny_model(tiny_dir, no_repeat_ngram=0, repetition_penalty=1.0), request)
     held = reply_tokens(tiny_model(tiny_dir, no_repeat_ngram=0, repetition_penalty=2.0), request)
     assert len(set(held)) > len(set(free))
+
+
+def test_rows_that_run_to_max_tokens_fit_in_a_mixed_batch(
+    tiny_dir: Path, small_suite: Suite
+) -> None:
+    """Group, single-person and therapy rows together, none ending at EOS: every row gets
+    its fields and the full reply within the cache room reserved for the batch."""
+    model = tiny_model(tiny_dir)
+    therapy = [ChatMessage(role="user", content="Patient: I feel alone.\nTherapist:")]
+    requests = [guided_request(s, max_tokens=24) for s in small_suite.scenarios[:16]]
+    requests.append(
+        ModelRequest(
+            messages=therapy, params=GenerationParams(max_tokens=24), guide=answer_guide(therapy)
+        )
+    )
+    ask(model, requests[0])  # loads the weights
+    eos = model.engine.eos
+    model.engine.eos = set()  # no row ends before max_tokens
+    try:
+        outputs = ask(model, *requests)
+    finally:
+        model.engine.eos = eos
+    assert all(o.stop_reason in ("length", "stop") for o in outputs)
+    assert sum(o.stop_reason == "length" for o in outputs) > len(outputs) // 2
+
+
+def test_batch_room_covers_the_longest_row_of_every_step() -> None:
+    assert batch_room([[5, 9, 4], [8, 3], [2]]) == 2 * (8 + 9 + 4)
+    assert batch_room([[3]]) == 6
 
 
 def test_banned_tokens_complete_a_seen_ngram() -> None:

@@ -42,7 +42,7 @@ from empathybench.models.base import (
     ModelSpec,
 )
 from empathybench.models.guided import AnswerGuide
-from empathybench.models.local_guided import GuidedDecoding, guide_overhead, guided_decode
+from empathybench.models.local_guided import GuidedDecoding, field_costs, guided_decode
 from empathybench.models.local_weights import (
     INSTALL_HINT,
     import_optional,
@@ -67,8 +67,8 @@ class _Job:
     decoding: GuidedDecoding | None = None
     """Set for guided jobs (see ``local_guided``); None: free generation."""
     ids: list[int] = field(default_factory=list)
-    overhead: int = 0
-    """Tokens the guided fields may add before the reply."""
+    costs: list[int] = field(default_factory=list)
+    """Guided jobs: most tokens each answer field, then the reply label, may take."""
 
     def resolve(self, result: ModelOutput | BaseException) -> None:
         def apply() -> None:
@@ -172,14 +172,13 @@ class _Engine:
             try:
                 job.ids = self._encode(job.messages)
                 if job.guide is not None:
-                    job.overhead = guide_overhead(
-                        job.guide, decoding or GuidedDecoding(), self._tokens
-                    )
+                    job.costs = field_costs(job.guide, decoding or GuidedDecoding(), self._tokens)
             except Exception as error:  # e.g. a chat template that rejects the roles
                 job.resolve(ModelCallError("client", f"cannot format the prompt: {error}"))
                 continue
-            if len(job.ids) + job.overhead + params.max_tokens > self.max_positions:
-                guided = f" and {job.overhead} tokens of answer fields" if job.overhead else ""
+            fields = sum(job.costs)
+            if len(job.ids) + fields + params.max_tokens > self.max_positions:
+                guided = f" and {fields} tokens of answer fields" if fields else ""
                 job.resolve(
                     ModelCallError(
                         "client",
@@ -192,7 +191,7 @@ class _Engine:
                 ready.append(job)
         ready.sort(key=lambda job: len(job.ids))
         if ready and decoding is not None:
-            guided_decode(self, params, decoding, ready, [job.overhead for job in ready])
+            guided_decode(self, params, decoding, ready, [job.costs for job in ready])
         elif ready:
             self._decode(params, ready)
 

@@ -4,20 +4,25 @@ For a batch of guided jobs the engine prefills the prompts once (shared prefix c
 KV cache kept), then for each field in the guide's order:
 
 1. feeds the field's label (``EMOTION:``) and whatever all its values share;
-2. scores every value as the sum of its tokens' log-probabilities after that text
-   (lm-eval-harness multiple choice, not length-normalised: letters and yes/no are one token
-   each; a multi-token name needs one extra forward per alternative, rolled back afterwards;
-   single-token values need no forward at all, they are read from the logits already there);
+2. scores every value by its tokens' log-probabilities after that text, as lm-eval-harness
+   scores multiple choice: averaged per token by default (``choice_score=mean``; ``sum`` is
+   the unnormalised total). A lettered option is scored as its option line (``B) sad``, see
+   ``prompts.answer_guide``), yes/no and names as themselves. The first token of every value
+   is read from the logits already there; values with more tokens need one forward per
+   alternative, rolled back afterwards. When one value's tokens begin another's ("Ann",
+   "Anna") the newline after the value is scored too;
 3. keeps the best value (at temperature > 0 samples from the softmax of the scores), then
-   writes ``" value\n"`` into the cache.
+   writes ``" value\n"`` (the letter, not the scored text) into the cache.
 
-Then it feeds the reply label (``REPLY:``) and generates the reply freely, with repetition
-control (``repetition_penalty``, CTRL-style, over the reply's own tokens, and
-``no_repeat_ngram``: a token that would repeat an n-gram of the reply is banned) and stops
-at the end of the turn (EOS), at ``max_tokens`` reply tokens, or at a line that opens a new
-field or another speaker's turn, or a blank line followed by an option list
-(``guided.reply_stop``). Rows leave the batch as they finish, as in free decoding.
-Defaults were chosen by measuring distinct-2 and reply length (see ``GuidedDecoding``).
+Then it feeds the reply label and an opening quote (``REPLY: "``; the prompt asks for the
+person's actual words) and generates the reply freely, with repetition control
+(``repetition_penalty``, CTRL-style, over the reply's own tokens, and ``no_repeat_ngram``: a
+token that would repeat an n-gram of the reply is banned). It stops at the end of the turn
+(EOS), at ``max_tokens`` reply tokens, or before a line that opens a new field or another
+speaker's turn, or a blank line followed by an option list (``guided.reply_stop``). Rows
+leave the batch as they finish, as in free decoding. A guide without fields (the therapy
+prompt) goes straight to the free answer, with the same stopping and repetition control.
+Defaults were chosen by measurement (``benchmarks/guided_answers.py``; see the README).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ TAIL_TOKENS = 16  # the stop rules look at this many of a reply's last tokens ea
 
 @dataclass(frozen=True)
 class GuidedDecoding:
-    """How guided answers are decoded (each one a local ``--option``; see ``benchmarks``).
+    """How guided answers are decoded (each one a local ``--option``).
 
     ``repetition_penalty`` and ``no_repeat_ngram`` hold back loops in the reply;
     ``choice_score`` combines a value's token log-probabilities (``mean`` per token, or
@@ -66,14 +71,25 @@ class GuidedDecoding:
         return cls(penalty, ngram, score, opening)
 
 
-def guide_overhead(guide: AnswerGuide, decoding: GuidedDecoding, encode: Any) -> int:
-    """Most tokens the guided fields and labels can take (room to reserve in the cache)."""
-    reply_label = f"{guide.reply_label}:{decoding.reply_opening}"
-    total = len(encode(reply_label)) if guide.reply_label else 0
+def field_costs(guide: AnswerGuide, decoding: GuidedDecoding, encode: Any) -> list[int]:
+    """Most tokens each field (label, value, newline) and then the reply label can take."""
+    costs = []
     for field in guide.fields:
         longest = max(len(encode(f" {text}")) for text in field.choices + field.scored_texts)
-        total += len(encode(f"{field.label}:")) + longest + len(encode("\n"))
-    return total
+        costs.append(len(encode(f"{field.label}:")) + longest + len(encode("\n")))
+    reply_label = f"{guide.reply_label}:{decoding.reply_opening}"
+    return [*costs, len(encode(reply_label)) if guide.reply_label else 0]
+
+
+def batch_room(costs: list[list[int]]) -> int:
+    """Cache room the fields of a batch may use: rows share positions, so every feed advances
+    the cache by its longest row. A feed holds one row's previous value and its next label, so
+    each step's room is bounded by that step's and the previous step's longest costs."""
+    steps = max(len(row) for row in costs)
+    longest = [
+        max((row[step] for row in costs if step < len(row)), default=0) for step in range(steps)
+    ]
+    return 2 * sum(longest)
 
 
 class _Batch:
@@ -280,7 +296,7 @@ def guided_decode(
     params: GenerationParams,
     decoding: GuidedDecoding,
     jobs: list[Any],
-    overheads: list[int],
+    costs: list[list[int]],
 ) -> None:
     """Answer every guided job of one batch (each job is resolved as its row finishes)."""
     torch = import_optional("torch")
@@ -297,7 +313,7 @@ def guided_decode(
     mark = time.perf_counter()
     guides: list[AnswerGuide] = [job.guide for job in jobs]
     with torch.inference_mode():
-        cache, mask, logits = engine._prefill(jobs, params.max_tokens + max(overheads) + 1)
+        cache, mask, logits = engine._prefill(jobs, params.max_tokens + batch_room(costs) + 1)
         positions = torch.tensor([len(job.ids) - 1 for job in jobs])
         batch = _Batch(engine, cache, mask, logits, positions)
         now = time.perf_counter()
