@@ -14,7 +14,7 @@ from empathybench.judging.answer_parser import parse_answer
 from empathybench.models.base import GenerationParams, ModelRequest
 from empathybench.models.guided import AnswerGuide, GuidedField
 from empathybench.models.registry import parse_model_id, resolve_answer_mode
-from empathybench.runner import RunOptions, execute_run
+from empathybench.runner import RunOptions, execute_run, run_answer_mode
 from empathybench.runtime.cache import cache_key
 from empathybench.types import ChatMessage, Suite
 from tests.fakes.cli_process import run_cli
@@ -169,3 +169,32 @@ def test_guided_runs_on_a_schema_server_store_the_usual_text(
             group += 1
             assert parsed.person == scenario.participants[-1].name
     assert group > 0
+
+
+def test_therapy_run_refuses_guided_for_mock(tmp_path: Path) -> None:
+    result = run_cli(
+        "therapy",
+        "run",
+        "--model",
+        "mock/tested",
+        "--answer-mode",
+        "guided",
+        "--study",
+        "s",
+        "--limit",
+        "2",
+        "--no-progress",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().startswith("error: --answer-mode guided is not available")
+    assert not (tmp_path / "s").exists()
+
+
+def test_reasoning_strategies_need_free_answers() -> None:
+    local = parse_model_id("local/smollm2")
+    assert run_answer_mode(local, "plain", None) == "guided"
+    assert run_answer_mode(local, "chain-of-empathy", None) == "free"
+    assert run_answer_mode(local, "empathize-first", "free") == "free"
+    with pytest.raises(UserError, match="--answer-mode free"):
+        run_answer_mode(local, "chain-of-empathy", "guided")

@@ -144,6 +144,24 @@ def select_items(item_set: ItemSet, limit: int | None, kinds: list[str] | None) 
     return chosen[:limit] if limit is not None else chosen
 
 
+def run_answer_mode(spec: ModelSpec, strategy: str, requested: str | None) -> AnswerMode:
+    """The answer mode of a run (see ``registry.resolve_answer_mode``).
+
+    A strategy that asks for a reasoning line before the answer (chain-of-empathy,
+    empathize-first) needs free answers: guided answers start with the fields. Local models
+    then default to free, and an explicit ``guided`` is refused.
+    """
+    mode = resolve_answer_mode(spec, requested)
+    if mode == "guided" and get_strategy(strategy).system_addendum is not None:
+        if requested is None:
+            return "free"
+        raise UserError(
+            f"--strategy {strategy} asks for a line of reasoning before the answer, which "
+            "guided answers leave no room for: use --answer-mode free"
+        )
+    return mode
+
+
 def item_guide(item: RunItem, messages: Sequence[ChatMessage]) -> AnswerGuide:
     """The answer guide of an item as sent: its format, its scene's people as PERSON values."""
     names = [person.name for person in item.participants] if isinstance(item, Scenario) else []
@@ -340,7 +358,7 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
     if options.max_connections < 1:
         raise UserError("--max-connections must be at least 1")
     strategy = get_strategy(options.strategy)
-    answer_mode = resolve_answer_mode(options.spec, options.answer_mode)
+    answer_mode = run_answer_mode(options.spec, options.strategy, options.answer_mode)
     chosen = select_items(options.suite, options.limit, options.kinds)
     items = [(item, epoch) for epoch in range(options.epochs) for item in chosen]
     store = RunStore(options.run_dir)

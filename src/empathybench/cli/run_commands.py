@@ -23,12 +23,13 @@ from empathybench.judging.families import check_judge
 from empathybench.judging.offline_judge import OFFLINE_JUDGE, offline_judge_available
 from empathybench.models.base import GenerationParams, ModelSpec
 from empathybench.models.local_weights import INSTALL_HINT
-from empathybench.models.registry import parse_model_id, resolve_answer_mode, resolve_api_key
+from empathybench.models.registry import parse_model_id, resolve_api_key
 from empathybench.runner import (
     RunOptions,
     RunResult,
     execute_run,
     load_run_suite,
+    run_answer_mode,
     select_items,
 )
 from empathybench.runtime.cache import default_cache_path
@@ -76,7 +77,7 @@ AnswerModeOption = Annotated[
     typer.Option(
         help="guided: the engine fills the answer fields (option likelihood or a JSON schema) "
         "and the model writes the reply; free: the model writes the whole answer. "
-        "Default: guided for local/…, free otherwise."
+        "Default: guided for local/… with the plain strategy, free otherwise."
     ),
 ]
 
@@ -190,7 +191,7 @@ def _run(
             params=params,
             options=parse_options(option or []),
         )
-        mode = resolve_answer_mode(spec, answer_mode)  # before any file is read or model called
+        mode = run_answer_mode(spec, strategy, answer_mode)  # before any file read or call
         loaded = load_suite(suite)
         kind_list = [k.strip() for k in kinds.split(",")] if kinds else None
         options = RunOptions(
