@@ -7,6 +7,11 @@ response to ``responses.jsonl`` the moment it finishes.
 
 What a run answers is an ``ItemSet``: a benchmark ``Suite`` of scenarios, or a therapy
 question set. Both give named, hashed, ordered items that carry their own chat messages.
+
+The answer mode (``guided`` by default for local models, else ``free``) is recorded in the
+manifest. In guided mode every request carries the item's ``AnswerGuide`` (its answer fields
+read from the prompt, the scene's people as PERSON values) and the adapter fills the fields
+itself; see ``models.guided``.
 """
 
 from __future__ import annotations
@@ -31,7 +36,9 @@ from rich.progress import (
 
 from empathybench.errors import UserError
 from empathybench.models.base import ModelAPI, ModelCallError, ModelOutput, ModelRequest, ModelSpec
-from empathybench.models.registry import create_model
+from empathybench.models.guided import AnswerGuide, AnswerMode
+from empathybench.models.registry import create_model, resolve_answer_mode
+from empathybench.prompts.answer_guide import answer_guide
 from empathybench.prompts.strategies import Strategy, apply_strategy, get_strategy
 from empathybench.runtime import provenance
 from empathybench.runtime.cache import ResponseCache, cache_key
@@ -45,6 +52,7 @@ from empathybench.types import (
     RunManifest,
     RunTotals,
     RunTrack,
+    Scenario,
     Suite,
     SuiteRef,
     TokenUsage,
@@ -96,6 +104,8 @@ class RunOptions:
     cache_path: Path | None = None
     prices: dict[str, Price] = field(default_factory=dict)
     show_progress: bool = True
+    answer_mode: AnswerMode | None = None
+    """guided | free; None: guided for local models, free for the rest."""
 
 
 @dataclass
@@ -134,7 +144,33 @@ def select_items(item_set: ItemSet, limit: int | None, kinds: list[str] | None) 
     return chosen[:limit] if limit is not None else chosen
 
 
-def _new_manifest(options: RunOptions, strategy: Strategy, n_items: int) -> RunManifest:
+def run_answer_mode(spec: ModelSpec, strategy: str, requested: str | None) -> AnswerMode:
+    """The answer mode of a run (see ``registry.resolve_answer_mode``).
+
+    A strategy that asks for a reasoning line before the answer (chain-of-empathy,
+    empathize-first) needs free answers: guided answers start with the fields. Local models
+    then default to free, and an explicit ``guided`` is refused.
+    """
+    mode = resolve_answer_mode(spec, requested)
+    if mode == "guided" and get_strategy(strategy).system_addendum is not None:
+        if requested is None:
+            return "free"
+        raise UserError(
+            f"--strategy {strategy} asks for a line of reasoning before the answer, which "
+            "guided answers leave no room for: use --answer-mode free"
+        )
+    return mode
+
+
+def item_guide(item: RunItem, messages: Sequence[ChatMessage]) -> AnswerGuide:
+    """The answer guide of an item as sent: its format, its scene's people as PERSON values."""
+    names = [person.name for person in item.participants] if isinstance(item, Scenario) else []
+    return answer_guide(messages, names)
+
+
+def _new_manifest(
+    options: RunOptions, strategy: Strategy, n_items: int, answer_mode: AnswerMode
+) -> RunManifest:
     now = provenance.now_iso()
     return RunManifest(
         run_id=uuid.uuid4().hex[:12],
@@ -162,6 +198,7 @@ def _new_manifest(options: RunOptions, strategy: Strategy, n_items: int) -> RunM
         git_revision=provenance.git_revision(),
         totals=RunTotals(items=n_items),
         track=options.suite.track,
+        answer_mode=answer_mode,
     )
 
 
@@ -174,6 +211,7 @@ def _check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) 
             ("model", existing.model, fresh.model),
             ("strategy", existing.strategy_version, fresh.strategy_version),
             ("prompt version", existing.prompt_version, fresh.prompt_version),
+            ("answer mode", existing.answer_mode, fresh.answer_mode),
         )
         if old != new
     ]
@@ -207,13 +245,17 @@ async def _answer(
     run_id: str,
     cache: ResponseCache | None,
     limiter: RateLimiter,
+    answer_mode: AnswerMode,
 ) -> Response:
     spec = options.spec
     params = spec.params
     if options.epochs > 1 and params.seed is not None:
         params = params.model_copy(update={"seed": params.seed + epoch})
+    messages = apply_strategy(strategy, item.messages, spec.system_prompt)
     request = ModelRequest(
-        messages=apply_strategy(strategy, item.messages, spec.system_prompt), params=params
+        messages=messages,
+        params=params,
+        guide=item_guide(item, messages) if answer_mode == "guided" else None,
     )
     key = cache_key(
         spec,
@@ -316,10 +358,11 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
     if options.max_connections < 1:
         raise UserError("--max-connections must be at least 1")
     strategy = get_strategy(options.strategy)
+    answer_mode = run_answer_mode(options.spec, options.strategy, options.answer_mode)
     chosen = select_items(options.suite, options.limit, options.kinds)
     items = [(item, epoch) for epoch in range(options.epochs) for item in chosen]
     store = RunStore(options.run_dir)
-    manifest = _new_manifest(options, strategy, len(items))
+    manifest = _new_manifest(options, strategy, len(items), answer_mode)
     if store.exists():
         existing = store.read_manifest()
         _check_same_run(existing, manifest, options.run_dir)
@@ -357,7 +400,15 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
                 nonlocal calls_before
                 for item, epoch in work:
                     response = await _answer(
-                        model, options, strategy, item, epoch, manifest.run_id, cache, limiter
+                        model,
+                        options,
+                        strategy,
+                        item,
+                        epoch,
+                        manifest.run_id,
+                        cache,
+                        limiter,
+                        answer_mode,
                     )
                     store.responses.append(response)
                     calls_before += response.attempts

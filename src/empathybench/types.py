@@ -319,6 +319,10 @@ class RunManifest(Record):
     track: RunTrack = "scenarios"
     """What the run answered: benchmark scenarios, or the therapy track's questions (whose
     ids stand in ``Response.scenario_id``)."""
+    answer_mode: Literal["guided", "free"] = "free"
+    """guided: the engine filled the answer fields and the model wrote the reply (see
+    ``models.guided``); free: the model wrote the whole answer. Runs made before guided
+    answers existed read as free."""
 
 
 ScoreStatus = Literal["scored", "na", "unscored"]

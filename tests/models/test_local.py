@@ -159,3 +159,29 @@ def test_gguf_path_and_bad_batch_size(tmp_path: Path) -> None:
     bundled = local.resolve_source("smollm2")
     assert bundled[1] is not None and (bundled[0] / bundled[1]).is_file()
     assert local.resolve_source(str(bundled[0] / bundled[1])) == bundled
+
+
+def test_guided_run_end_to_end_on_the_bundled_model(tmp_path: Path) -> None:
+    """``empathybench run`` on local/smollm2: guided by default, every answer in format."""
+    import json
+
+    from empathybench.judging.answer_parser import parse_answer
+    from empathybench.scenarios.suites import load_suite
+    from tests.fakes.cli_process import run_cli
+
+    result = run_cli(
+        "run", "--limit", "3", "--no-progress", "--no-judge", "--run-dir", "r", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["answer_mode"] == "guided" and manifest["status"] == "complete"
+    scenarios = {s.id: s for s in load_suite("standard-v1").scenarios}
+    lines = (tmp_path / "r" / "responses.jsonl").read_text().splitlines()
+    assert len(lines) == 3
+    for line in lines:
+        response = json.loads(line)
+        text = response["text"]
+        assert text.startswith(("EMOTION: ", "PERSON: ")), text
+        parsed = parse_answer(text, scenarios[response["scenario_id"]].options)
+        assert parsed.problems == [], text
+        assert parsed.reply is not None and len(parsed.reply.split()) >= 2

@@ -29,6 +29,7 @@ from empathybench.runner import (
     RunResult,
     execute_run,
     load_run_suite,
+    run_answer_mode,
     select_items,
 )
 from empathybench.runtime.cache import default_cache_path
@@ -63,9 +64,22 @@ def parse_options(pairs: list[str]) -> dict[str, str | int | float | bool]:
     return options
 
 
-def default_run_dir(suite: str, model_id: str, strategy: str) -> Path:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(suite).stem}__{model_id}__{strategy}")
+def default_run_dir(suite: str, model_id: str, strategy: str, answer_mode: str = "free") -> Path:
+    """``runs/SUITE__MODEL__STRATEGY``, with ``__guided`` for guided answers (so a guided run
+    never lands in the directory of an earlier free run of the same model)."""
+    mode = "__guided" if answer_mode == "guided" else ""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(suite).stem}__{model_id}__{strategy}{mode}")
     return Path("runs") / slug
+
+
+AnswerModeOption = Annotated[
+    str | None,
+    typer.Option(
+        help="guided: the engine fills the answer fields (option likelihood or a JSON schema) "
+        "and the model writes the reply; free: the model writes the whole answer. "
+        "Default: guided for local/… with the plain strategy, free otherwise."
+    ),
+]
 
 
 def print_run_totals(result: RunResult) -> None:
@@ -137,10 +151,16 @@ def _run(
     judge_base_url: Annotated[
         str | None, typer.Option(help="Server URL for OpenAI-compatible judges.")
     ] = None,
+    answer_mode: AnswerModeOption = None,
 ) -> None:
     """Run a suite through a model (default: standard-v1 on the bundled local/smollm2)."""
     if resume is not None:
         manifest = RunStore(resume).read_manifest()
+        if answer_mode is not None and answer_mode != manifest.answer_mode:
+            raise UserError(
+                f"{resume} was run with --answer-mode {manifest.answer_mode}; a resumed run "
+                "keeps its answer mode (leave --answer-mode out)"
+            )
         spec = ModelSpec.model_validate(manifest.model)
         options = RunOptions(
             suite=load_run_suite(manifest),
@@ -153,6 +173,7 @@ def _run(
             kinds=manifest.kinds,
             max_connections=manifest.max_connections,
             requests_per_minute=manifest.requests_per_minute,
+            answer_mode=manifest.answer_mode,
         )
     else:
         provider = model.partition("/")[0]
@@ -170,13 +191,14 @@ def _run(
             params=params,
             options=parse_options(option or []),
         )
+        mode = run_answer_mode(spec, strategy, answer_mode)  # before any file read or call
         loaded = load_suite(suite)
         kind_list = [k.strip() for k in kinds.split(",")] if kinds else None
         options = RunOptions(
             suite=loaded,
             suite_source=suite if not Path(suite).exists() else str(Path(suite).resolve()),
             spec=spec,
-            run_dir=run_dir or default_run_dir(suite, spec.id, strategy),
+            run_dir=run_dir or default_run_dir(suite, spec.id, strategy, mode),
             strategy=strategy,
             epochs=epochs,
             limit=limit,
@@ -184,6 +206,7 @@ def _run(
             max_connections=max_connections
             or int(spec.options.get("batch_size", DEFAULT_CONNECTIONS.get(provider, 8))),
             requests_per_minute=rpm,
+            answer_mode=mode,
         )
     options.max_attempts = max_attempts
     options.cache_path = None if no_cache else (cache or default_cache_path())

@@ -11,13 +11,14 @@ from rich.table import Table
 
 from empathybench.cli.console import console
 from empathybench.cli.judge_commands import judge_specs, split_judges
-from empathybench.cli.run_commands import parse_options, print_run_totals
+from empathybench.cli.run_commands import AnswerModeOption, parse_options, print_run_totals
 from empathybench.judging.llm_judge import JudgeSettings
 from empathybench.judging.offline_judge import OFFLINE_JUDGE, judge_label
 from empathybench.models.base import GenerationParams
-from empathybench.models.registry import parse_model_id, resolve_api_key
+from empathybench.models.registry import parse_model_id, resolve_answer_mode, resolve_api_key
 from empathybench.runner import RunOptions, execute_run
 from empathybench.runtime.cache import default_cache_path
+from empathybench.runtime.run_store import RunStore
 from empathybench.therapy.prompt import THERAPIST_MAX_TOKENS
 from empathybench.therapy.questions import (
     BUNDLED_SAMPLE,
@@ -93,8 +94,13 @@ def _run(
     cache: Annotated[Path | None, typer.Option(help="Cache file.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+    answer_mode: AnswerModeOption = None,
 ) -> None:
-    """Answer the study's questions with a model under the therapist prompt (resumable)."""
+    """Answer the study's questions with a model under the therapist prompt (resumable).
+
+    Guided answers (the default for local models) end on their own: the local engine stops
+    at the end of the turn or at a new speaker line and holds back repetition loops.
+    """
     if questions is None and not Study(study).exists():
         questions = BUNDLED_SAMPLE
     loaded = _questions(questions, limit, question_column, answer_column)
@@ -106,6 +112,10 @@ def _run(
         params=GenerationParams(temperature=temperature, seed=seed, max_tokens=max_tokens),
         options=parse_options(option or []),
     )
+    earlier = Study(study).run_dir(spec.id)  # a source run again keeps its answer mode
+    if answer_mode is None and RunStore(earlier).exists():
+        answer_mode = RunStore(earlier).read_manifest().answer_mode
+    mode = resolve_answer_mode(spec, answer_mode)
     resolve_api_key(spec)
     opened = Study.create_or_open(study, loaded)
     question_set = opened.question_set()
@@ -120,6 +130,7 @@ def _run(
         requests_per_minute=rpm,
         cache_path=None if no_cache else (cache or default_cache_path()),
         show_progress=not no_progress,
+        answer_mode=mode,
     )
     result = asyncio.run(execute_run(options))
     print_run_totals(result)

@@ -11,6 +11,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field
 
+from empathybench.models.guided import AnswerGuide
 from empathybench.types import ChatMessage, Record
 
 StopReason = Literal["stop", "length", "content_filter", "refusal", "tool_use", "other"]
@@ -60,6 +61,8 @@ class ModelRequest(Record):
     params: GenerationParams
     json_schema: dict[str, Any] | None = None
     """Ask for JSON of this shape (provider-native structured output where supported)."""
+    guide: AnswerGuide | None = None
+    """Guided mode: the adapter fills these answer fields itself (see ``models.guided``)."""
 
 
 class ModelOutput(Record):

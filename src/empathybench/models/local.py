@@ -12,6 +12,10 @@ length-sorted chunks, then decodes them together (greedy at temperature 0, else 
 with one generator per request seeded from ``seed``, so an answer does not depend on its
 batch), dropping each row and answering its caller when it reaches EOS or ``max_tokens``.
 Options: ``batch_size`` (default 100) and ``threads`` (default: all cores).
+
+A request with an ``AnswerGuide`` (guided mode) is answered by ``local_guided``: the engine
+fills the answer's fields by option likelihood and generates only the reply, with stopping
+rules and repetition control (options ``repetition_penalty``, ``no_repeat_ngram``).
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from empathybench.models.base import (
     ModelRequest,
     ModelSpec,
 )
+from empathybench.models.guided import AnswerGuide
+from empathybench.models.local_guided import GuidedDecoding, field_costs, guided_decode
 from empathybench.models.local_weights import (
     INSTALL_HINT,
     import_optional,
@@ -57,7 +63,12 @@ class _Job:
     batch_size: int
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[ModelOutput]
+    guide: AnswerGuide | None = None
+    decoding: GuidedDecoding | None = None
+    """Set for guided jobs (see ``local_guided``); None: free generation."""
     ids: list[int] = field(default_factory=list)
+    costs: list[int] = field(default_factory=list)
+    """Guided jobs: most tokens each answer field, then the reply label, may take."""
 
     def resolve(self, result: ModelOutput | BaseException) -> None:
         def apply() -> None:
@@ -109,14 +120,14 @@ class _Engine:
                     jobs.append(self.queue.get(timeout=GATHER_S))
                 except queue.Empty:
                     break
-            groups: dict[GenerationParams, list[_Job]] = {}
+            groups: dict[tuple[GenerationParams, GuidedDecoding | None], list[_Job]] = {}
             for job in jobs:
                 if job is not None and not job.future.cancelled():
-                    groups.setdefault(job.params, []).append(job)
-            for params, group in groups.items():
+                    groups.setdefault((job.params, job.decoding), []).append(job)
+            for (params, decoding), group in groups.items():
                 self.batches += 1
                 try:
-                    self._run(params, group)
+                    self._run(params, decoding, group)
                 except Exception as error:  # answer every caller; keep the worker alive
                     log.exception("local generation failed")
                     for job in group:
@@ -146,27 +157,43 @@ class _Engine:
         text = "".join(f"{m['role'].title()}: {m['content']}\n\n" for m in messages)
         return list(self.tokenizer(text + "Assistant:").input_ids)
 
-    def _run(self, params: GenerationParams, jobs: list[_Job]) -> None:
+    @property
+    def provider_model(self) -> str:
+        return str(self.directory / self.gguf) if self.gguf else str(self.directory)
+
+    def _tokens(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False).input_ids)
+
+    def _run(
+        self, params: GenerationParams, decoding: GuidedDecoding | None, jobs: list[_Job]
+    ) -> None:
         ready: list[_Job] = []
         for job in jobs:
             try:
                 job.ids = self._encode(job.messages)
+                if job.guide is not None:
+                    job.costs = field_costs(job.guide, decoding or GuidedDecoding(), self._tokens)
             except Exception as error:  # e.g. a chat template that rejects the roles
                 job.resolve(ModelCallError("client", f"cannot format the prompt: {error}"))
                 continue
-            if len(job.ids) + params.max_tokens > self.max_positions:
+            fields = sum(job.costs)
+            if len(job.ids) + fields + params.max_tokens > self.max_positions:
+                guided = f" and {fields} tokens of answer fields" if fields else ""
                 job.resolve(
                     ModelCallError(
                         "client",
                         f"prompt of {len(job.ids)} tokens plus "
-                        f"max_tokens {params.max_tokens} exceeds the "
+                        f"max_tokens {params.max_tokens}{guided} exceeds the "
                         f"model's {self.max_positions} positions",
                     )
                 )
             else:
                 ready.append(job)
-        if ready:
-            self._decode(params, sorted(ready, key=lambda job: len(job.ids)))
+        ready.sort(key=lambda job: len(job.ids))
+        if ready and decoding is not None:
+            guided_decode(self, params, decoding, ready, [job.costs for job in ready])
+        elif ready:
+            self._decode(params, ready)
 
     def _prefill(self, jobs: list[_Job], spare: int) -> tuple[Any, Any, Any]:
         """KV cache, attention mask and last logits of the prompts, left-padded to one width."""
@@ -238,7 +265,7 @@ class _Engine:
             outputs: list[list[int]] = [[] for _ in jobs]
             active = list(range(len(jobs)))  # the job of each row of the batch
             while True:
-                chosen = _choose(logits, params, generators)
+                chosen = choose_tokens(logits, params, generators)
                 keep: list[int] = []
                 done: list[int] = []
                 for row, token in enumerate(chosen.tolist()):
@@ -278,7 +305,7 @@ class _Engine:
             stop_reason="stop" if tokens[-1] in self.eos else "length",
             input_tokens=len(job.ids),
             output_tokens=len(tokens),
-            provider_model=str(self.directory / self.gguf) if self.gguf else str(self.directory),
+            provider_model=self.provider_model,
         )
 
 
@@ -291,7 +318,7 @@ def _common_prefix(sequences: list[list[int]]) -> int:
     return max(limit, 0)
 
 
-def _choose(logits: Any, params: GenerationParams, generators: list[Any]) -> Any:
+def choose_tokens(logits: Any, params: GenerationParams, generators: list[Any]) -> Any:
     """Next token per row: argmax at temperature 0, else top-p sampling with the row's generator."""
     torch = import_optional("torch")
     if params.temperature == 0:
@@ -342,6 +369,11 @@ def _in_place_layer() -> Any:
                 self.buffers = [b.index_select(0, indices) for b in self.buffers]
                 self.keys, self.values = (b[:, :, : self.length] for b in self.buffers)
 
+            def truncate(self, length: int) -> None:
+                """Forget the positions from ``length`` on (a rolled-back look-ahead)."""
+                self.length = length
+                self.keys, self.values = (b[:, :, :length] for b in self.buffers)
+
         _LAYER_CLASS = InPlaceLayer
     return _LAYER_CLASS
 
@@ -390,6 +422,7 @@ class LocalModel:
         self.batch_size = int(spec.options.get("batch_size", DEFAULT_BATCH_SIZE))
         if self.batch_size < 1:
             raise UserError("the local model option batch_size must be at least 1")
+        self.decoding = GuidedDecoding.from_options(spec.options)
         self.engine = engine_for(spec)
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
@@ -400,6 +433,8 @@ class LocalModel:
             ]
         loop = asyncio.get_running_loop()
         job = _Job(messages, request.params, self.batch_size, loop, loop.create_future())
+        if request.guide is not None:
+            job.guide, job.decoding = request.guide, self.decoding
         self.engine.submit(job)
         return await job.future
 

@@ -1,5 +1,12 @@
 """Every OpenAI-compatible chat endpoint (OpenAI, OpenRouter, DeepSeek, Ollama, vLLM, llama.cpp)
-through the official ``openai`` SDK, with its retries off: one call, one HTTP request."""
+through the official ``openai`` SDK, with its retries off: one call, one HTTP request.
+
+A guided request (see ``models.guided``) is sent with a strict JSON schema as
+``response_format`` (an enum per answer field, then the reply as a string), which llama.cpp
+and vLLM servers enforce by grammar; the JSON that comes back is turned into the usual answer
+text (``EMOTION: B`` …), so nothing downstream changes. A guide without fields (the therapy
+prompt) is sent as an ordinary request.
+"""
 
 from __future__ import annotations
 
@@ -21,13 +28,14 @@ from empathybench.models.base import (
     ModelSpec,
     StopReason,
 )
+from empathybench.models.guided import answer_from_json, answer_schema
 from empathybench.models.http_errors import (
     SdkErrors,
     classify_sdk_error,
     timeout_seconds,
     token_count,
 )
-from empathybench.models.registry import resolve_api_key
+from empathybench.models.registry import guided_unsupported, resolve_api_key
 from empathybench.types import ChatMessage
 
 NO_KEY = "not-needed"
@@ -80,20 +88,36 @@ class OpenAICompatibleModel:
             raise classify_sdk_error(
                 error, OPENAI_ERRORS, self._secrets, timeout=self._timeout
             ) from None
-        return completion_output(response)
+        output = completion_output(response)
+        guide = request.guide
+        if guide is None or not guide.fields:
+            return output
+        try:
+            text = answer_from_json(guide, output.text)
+        except ValueError as error:
+            raise ModelCallError("bad_response", f"guided answer: {error}") from None
+        return output.model_copy(update={"text": text})
 
     def _response_format(self, request: ModelRequest) -> Any:
         """Native structured output when asked for JSON and the server supports it.
 
         On by default for OpenAI itself; other OpenAI-compatible servers opt in with
-        ``--option structured_output=true`` (many accept the field, some reject it).
+        ``--option structured_output=true`` (many accept the field, some reject it). A guided
+        request always carries its answer schema (the runner checked the server can take it).
         """
-        enabled = self.spec.options.get("structured_output", self.spec.provider == "openai")
-        if request.json_schema is None or not enabled:
-            return openai.omit
+        schema = request.json_schema
+        if request.guide is not None and request.guide.fields:
+            reason = guided_unsupported(self.spec)
+            if reason is not None:
+                raise ModelCallError("client", reason)
+            schema = answer_schema(request.guide)
+        else:
+            enabled = self.spec.options.get("structured_output", self.spec.provider == "openai")
+            if schema is None or not enabled:
+                return openai.omit
         return {
             "type": "json_schema",
-            "json_schema": {"name": "answer", "schema": request.json_schema, "strict": True},
+            "json_schema": {"name": "answer", "schema": schema, "strict": True},
         }
 
     async def aclose(self) -> None:

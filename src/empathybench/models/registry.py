@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from empathybench.errors import UserError
 from empathybench.models.base import GenerationParams, ModelAPI, ModelSpec
+from empathybench.models.guided import ANSWER_MODES, AnswerMode
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,46 @@ def parse_model_id(
         params=params or GenerationParams(),
         options=options or {},
     )
+
+
+GUIDED_BY_DEFAULT = frozenset({"local", "llamacpp", "vllm"})
+"""Providers that answer guided without options: the local engine fills the fields itself;
+llama.cpp and vLLM servers take a JSON schema (``response_format``) and constrain to it."""
+
+
+def guided_unsupported(spec: ModelSpec) -> str | None:
+    """Why ``spec`` cannot answer in guided mode, or None when it can."""
+    provider = PROVIDERS[spec.provider]
+    if spec.provider == "local":
+        return None
+    if provider.adapter == _OPENAI:
+        default = spec.provider in GUIDED_BY_DEFAULT
+        if spec.options.get("structured_output", default) is True:
+            return None
+        return (
+            f"--answer-mode guided needs structured output (a JSON schema); {spec.id} does not "
+            "use it by default: add --option structured_output=true if the server supports "
+            "JSON-schema response_format, or use --answer-mode free"
+        )
+    return (
+        f"--answer-mode guided is not available for {spec.provider} models (they cannot be "
+        "held to a JSON schema here); use --answer-mode free"
+    )
+
+
+def resolve_answer_mode(spec: ModelSpec, requested: str | None) -> AnswerMode:
+    """The answer mode of a run: ``requested``, else guided for local models, free otherwise.
+
+    Raises ``UserError`` for an unknown mode, or guided on a provider that cannot do it.
+    """
+    if requested is None:
+        return "guided" if spec.provider == "local" else "free"
+    for mode in ANSWER_MODES:
+        if requested == mode:
+            if mode == "guided" and (reason := guided_unsupported(spec)) is not None:
+                raise UserError(reason)
+            return mode
+    raise UserError(f"--answer-mode must be one of: {', '.join(ANSWER_MODES)}, not {requested!r}")
 
 
 def resolve_api_key(spec: ModelSpec) -> str | None:

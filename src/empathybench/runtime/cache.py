@@ -2,8 +2,11 @@
 
 The key is a sha256 over everything that can change an answer: provider, model, base URL,
 system prompt, provider options, messages, every generation parameter, the epoch and the
-prompt/strategy versions. Only successful outputs are stored; errors and content-filter
-stops never are. Entries do not expire.
+prompt/strategy versions. A guided request (``--answer-mode guided``) adds its answer guide
+and ``GUIDED_VERSION``, so guided and free answers never share a key; a free request's key
+is exactly what it was before guided answers existed, so old caches still hit.
+Only successful outputs are stored; errors and content-filter stops never are. Entries do
+not expire.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from empathybench.models.base import ModelOutput, ModelRequest, ModelSpec
+from empathybench.models.guided import GUIDED_VERSION
 
 CACHE_FORMAT = 1
 # Options that only change how we talk to the provider, not what it answers.
@@ -34,7 +38,7 @@ def default_cache_path() -> Path:
 def cache_key(
     spec: ModelSpec, request: ModelRequest, *, epoch: int, versions: dict[str, str]
 ) -> str:
-    material = {
+    material: dict[str, object] = {
         "format": CACHE_FORMAT,
         "provider": spec.provider,
         "model": spec.name,
@@ -47,6 +51,8 @@ def cache_key(
         "epoch": epoch,
         "versions": dict(sorted(versions.items())),
     }
+    if request.guide is not None:  # only guided keys change: free keys stay as they were
+        material["guided"] = {"version": GUIDED_VERSION, "guide": request.guide.model_dump()}
     canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 

@@ -1,0 +1,371 @@
+"""Guided answers on the in-process local model: fields by option likelihood, then a reply.
+
+For a batch of guided jobs the engine prefills the prompts once (shared prefix computed once,
+KV cache kept), then for each field in the guide's order:
+
+1. feeds the field's label (``EMOTION:``) and whatever all its values share;
+2. scores every value by its tokens' log-probabilities after that text, as lm-eval-harness
+   scores multiple choice: averaged per token by default (``choice_score=mean``; ``sum`` is
+   the unnormalised total). A lettered option is scored as its option line (``B) sad``, see
+   ``prompts.answer_guide``), yes/no and names as themselves. The first token of every value
+   is read from the logits already there; values with more tokens need one forward per
+   alternative, rolled back afterwards. When one value's tokens begin another's ("Ann",
+   "Anna") the newline after the value is scored too;
+3. keeps the best value (at temperature > 0 samples from the softmax of the scores), then
+   writes ``" value\n"`` (the letter, not the scored text) into the cache.
+
+Then it feeds the reply label and an opening quote (``REPLY: "``; the prompt asks for the
+person's actual words) and generates the reply freely, with repetition control
+(``repetition_penalty``, CTRL-style, over the reply's own tokens, and ``no_repeat_ngram``: a
+token that would repeat an n-gram of the reply is banned). It stops at the end of the turn
+(EOS), at ``max_tokens`` reply tokens, or before a line that opens a new field or another
+speaker's turn, or a blank line followed by an option list (``guided.reply_stop``). Rows
+leave the batch as they finish, as in free decoding. A guide without fields (the therapy
+prompt) goes straight to the free answer, with the same stopping and repetition control.
+Defaults were chosen by measurement (``benchmarks/guided_answers.py``; see the README).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from empathybench.errors import UserError
+from empathybench.models.base import GenerationParams, ModelOutput
+from empathybench.models.guided import AnswerGuide, cut_reply, render_answer, reply_stop
+from empathybench.models.local_weights import import_optional
+
+TAIL_TOKENS = 16  # the stop rules look at this many of a reply's last tokens each step
+
+
+@dataclass(frozen=True)
+class GuidedDecoding:
+    """How guided answers are decoded (each one a local ``--option``).
+
+    ``repetition_penalty`` and ``no_repeat_ngram`` hold back loops in the reply;
+    ``choice_score`` combines a value's token log-probabilities (``mean`` per token, or
+    ``sum``); ``reply_opening`` is forced after the reply label (an opening quote, as the
+    prompt asks for the person's actual words).
+    """
+
+    repetition_penalty: float = 1.3
+    no_repeat_ngram: int = 3
+    choice_score: str = "mean"
+    reply_opening: str = ' "'
+
+    @classmethod
+    def from_options(cls, options: dict[str, str | int | float | bool]) -> GuidedDecoding:
+        penalty = float(options.get("repetition_penalty", cls.repetition_penalty))
+        ngram = int(options.get("no_repeat_ngram", cls.no_repeat_ngram))
+        if penalty < 1.0 or ngram < 0:
+            raise UserError(
+                "local options: repetition_penalty must be at least 1.0 and no_repeat_ngram "
+                "at least 0 (0 turns it off)"
+            )
+        score = str(options.get("choice_score", cls.choice_score))
+        if score not in ("sum", "mean"):
+            raise UserError("local option choice_score must be sum or mean")
+        opening = str(options.get("reply_opening", cls.reply_opening))
+        return cls(penalty, ngram, score, opening)
+
+
+def field_costs(guide: AnswerGuide, decoding: GuidedDecoding, encode: Any) -> list[int]:
+    """Most tokens each field (label, value, newline) and then the reply label can take."""
+    costs = []
+    for field in guide.fields:
+        longest = max(len(encode(f" {text}")) for text in field.choices + field.scored_texts)
+        costs.append(len(encode(f"{field.label}:")) + longest + len(encode("\n")))
+    reply_label = f"{guide.reply_label}:{decoding.reply_opening}"
+    return [*costs, len(encode(reply_label)) if guide.reply_label else 0]
+
+
+def batch_room(costs: list[list[int]]) -> int:
+    """Cache room the fields of a batch may use: rows share positions, so every feed advances
+    the cache by its longest row. A feed holds one row's previous value and its next label, so
+    each step's room is bounded by that step's and the previous step's longest costs."""
+    steps = max(len(row) for row in costs)
+    longest = [
+        max((row[step] for row in costs if step < len(row)), default=0) for step in range(steps)
+    ]
+    return 2 * sum(longest)
+
+
+class _Batch:
+    """The batched KV cache of guided rows, with left-padded appends and rollback."""
+
+    def __init__(self, engine: Any, cache: Any, mask: Any, logits: Any, positions: Any) -> None:
+        self.engine, self.cache, self.mask = engine, cache, mask
+        self.logits, self.positions = logits, positions
+
+    def extend(self, tokens: list[list[int]], keep: bool = True) -> Any:
+        """Feed each row its tokens (rows may differ in count; pads are masked out).
+
+        Returns the logits ``[rows, n, vocab]`` (``n`` = the longest row; only the last
+        position when ``keep``), or None when no row had a token. With ``keep=False`` the
+        cache, mask and positions are rolled back afterwards (a look-ahead).
+        """
+        torch = import_optional("torch")
+        width = max((len(row) for row in tokens), default=0)
+        if width == 0:
+            return None
+        rows = len(tokens)
+        ids = torch.full((rows, width), self.engine.pad, dtype=torch.long)
+        own = torch.zeros((rows, width), dtype=torch.long)
+        for row, row_tokens in enumerate(tokens):
+            if row_tokens:
+                ids[row, width - len(row_tokens) :] = torch.tensor(row_tokens)
+                own[row, width - len(row_tokens) :] = 1
+        positions = self.positions[:, None] + own.cumsum(-1)
+        mask = torch.cat([self.mask, own], dim=1)
+        lengths = [layer.length for layer in self.cache.layers]
+        logits = self.engine.model(
+            input_ids=ids,
+            attention_mask=mask,
+            position_ids=positions,
+            past_key_values=self.cache,
+            use_cache=True,
+            logits_to_keep=1 if keep else 0,  # 0: all positions (a look-ahead scores them all)
+        ).logits.float()
+        if keep:
+            self.mask, self.positions = mask, positions[:, -1]
+            fed = own[:, -1].bool()
+            if bool(fed.all()):  # every decoding step
+                self.logits = logits[:, -1]
+            else:
+                self.logits = torch.where(fed[:, None], logits[:, -1], self.logits)
+        else:
+            for layer, length in zip(self.cache.layers, lengths, strict=True):
+                layer.truncate(length)
+        return logits
+
+    def select(self, keep: list[int]) -> None:
+        torch = import_optional("torch")
+        index = torch.tensor(keep)
+        self.cache.batch_select_indices(index)
+        self.mask, self.positions = self.mask[index], self.positions[index]
+        self.logits = self.logits[index]
+
+
+def _fill_fields(
+    batch: _Batch,
+    guides: list[AnswerGuide],
+    params: GenerationParams,
+    decoding: GuidedDecoding,
+    generators: list[Any],
+    encode: Any,
+) -> tuple[list[list[str]], list[int]]:
+    """Choose every field of every row; returns the values and the tokens fed per row."""
+    torch = import_optional("torch")
+    rows = len(guides)
+    chosen: list[list[str]] = [[] for _ in guides]
+    fed = [0] * rows
+    pending: list[list[int]] = [[] for _ in guides]
+    newline = encode("\n")
+    for step in range(max((len(g.fields) for g in guides), default=0)):
+        candidates: list[list[list[int]]] = [[] for _ in guides]
+        terminated = [False] * rows
+        for row, guide in enumerate(guides):
+            if step < len(guide.fields):
+                field = guide.fields[step]
+                options = [encode(f" {text}") for text in field.scored_texts]
+                terminated[row] = _prefix_clash(options)
+                if terminated[row]:  # "Ann" vs "Anna": score the end of the line too
+                    options = [option + newline for option in options]
+                shared = _shared_prefix(options)
+                pending[row] += encode(f"{field.label}:") + options[0][:shared]
+                candidates[row] = [option[shared:] for option in options]
+        _feed(batch, pending, fed)
+        log_probs = torch.log_softmax(batch.logits, dim=-1)
+        scores = [
+            [float(log_probs[row, option[0]]) if option else 0.0 for option in options]
+            for row, options in enumerate(candidates)
+        ]
+        longest = max((len(c) for options in candidates for c in options), default=0)
+        if longest > 1:  # multi-token values: one rolled-back forward per alternative
+            for index in range(max(len(options) for options in candidates)):
+                tails = [
+                    options[index][:-1] if index < len(options) else [] for options in candidates
+                ]
+                logits = batch.extend(tails, keep=False)
+                if logits is None:
+                    continue
+                width = logits.shape[1]
+                for row, tail in enumerate(tails):
+                    if not tail:
+                        continue
+                    option = candidates[row][index]
+                    steps = torch.log_softmax(logits[row, width - len(tail) :], dim=-1)
+                    scores[row][index] += float(
+                        steps.gather(-1, torch.tensor(option[1:])[:, None]).sum()
+                    )
+        for row, guide in enumerate(guides):
+            if not candidates[row]:
+                continue
+            if decoding.choice_score == "mean":
+                scores[row] = [
+                    s / max(len(o), 1) for s, o in zip(scores[row], candidates[row], strict=True)
+                ]
+            best = _pick(scores[row], params.temperature, generators[row])
+            field = guide.fields[step]
+            chosen[row].append(field.choices[best])
+            if field.scored is None:
+                pending[row] = candidates[row][best] + ([] if terminated[row] else newline)
+            else:  # the written value differs from the scored text
+                pending[row] = encode(f" {field.choices[best]}") + newline
+    for row, guide in enumerate(guides):
+        if guide.reply_label is not None:
+            pending[row] += encode(f"{guide.reply_label}:{decoding.reply_opening}")
+    _feed(batch, pending, fed)
+    return chosen, fed
+
+
+def _feed(batch: _Batch, pending: list[list[int]], fed: list[int]) -> None:
+    batch.extend(pending)
+    for row, tokens in enumerate(pending):
+        fed[row] += len(tokens)
+        tokens.clear()
+
+
+def _prefix_clash(options: list[list[int]]) -> bool:
+    """Whether one option's tokens begin another's (its sum would be unfairly high)."""
+    return any(
+        a is not b and len(a) < len(b) and b[: len(a)] == a for a in options for b in options
+    )
+
+
+def _shared_prefix(options: list[list[int]]) -> int:
+    """Leading tokens all options share, leaving each at least one of its own when possible."""
+    shortest = min(len(option) for option in options)
+    if len(options) == 1:
+        return max(shortest - 1, 0)
+    for position in range(shortest - 1):
+        if any(option[position] != options[0][position] for option in options):
+            return position
+    return max(shortest - 1, 0)
+
+
+def _pick(scores: list[float], temperature: float, generator: Any) -> int:
+    torch = import_optional("torch")
+    if temperature == 0 or len(scores) == 1:
+        return max(range(len(scores)), key=lambda index: scores[index])
+    probs = torch.softmax(torch.tensor(scores) / temperature, dim=-1)
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+def _control(
+    logits: Any, rows: list[int], replies: list[list[int]], decoding: GuidedDecoding
+) -> Any:
+    """Apply the repetition penalty and the n-gram ban to the next-token logits, in place.
+
+    Only the reply's own tokens are touched (a few per row), so no vocabulary-wide tensor is
+    allocated per step.
+    """
+    torch = import_optional("torch")
+    if decoding.repetition_penalty != 1.0:
+        pairs = [(row, token) for row, job in enumerate(rows) for token in set(replies[job])]
+        if pairs:
+            index = torch.tensor(pairs).T
+            values = logits[index[0], index[1]]
+            penalty = decoding.repetition_penalty
+            logits[index[0], index[1]] = torch.where(values > 0, values / penalty, values * penalty)
+    size = decoding.no_repeat_ngram
+    if size:
+        for row, job_row in enumerate(rows):
+            banned = _banned(replies[job_row], size)
+            if banned:
+                logits[row, list(banned)] = float("-inf")
+    return logits
+
+
+def _banned(tokens: list[int], size: int) -> set[int]:
+    """Tokens that would complete an n-gram (``size`` long) already in ``tokens``."""
+    if len(tokens) < size:
+        return set()
+    head = tokens[len(tokens) - size + 1 :] if size > 1 else []
+    return {
+        tokens[start + size - 1]
+        for start in range(len(tokens) - size + 1)
+        if tokens[start : start + size - 1] == head
+    }
+
+
+def guided_decode(
+    engine: Any,
+    params: GenerationParams,
+    decoding: GuidedDecoding,
+    jobs: list[Any],
+    costs: list[list[int]],
+) -> None:
+    """Answer every guided job of one batch (each job is resolved as its row finishes)."""
+    torch = import_optional("torch")
+    from empathybench.models.local import choose_tokens
+
+    tokenizer = engine.tokenizer
+
+    def encode(text: str) -> list[int]:
+        return list(tokenizer(text, add_special_tokens=False).input_ids)
+
+    def opening(guide: AnswerGuide) -> str:
+        return decoding.reply_opening.strip() if guide.reply_label is not None else ""
+
+    mark = time.perf_counter()
+    guides: list[AnswerGuide] = [job.guide for job in jobs]
+    with torch.inference_mode():
+        cache, mask, logits = engine._prefill(jobs, params.max_tokens + batch_room(costs) + 1)
+        positions = torch.tensor([len(job.ids) - 1 for job in jobs])
+        batch = _Batch(engine, cache, mask, logits, positions)
+        now = time.perf_counter()
+        engine.seconds["prefill"], mark = engine.seconds["prefill"] + now - mark, now
+        seed = params.seed if params.seed is not None else secrets.randbits(62)
+        generators = [torch.Generator().manual_seed(seed) for _ in jobs]
+        chosen, fed = _fill_fields(batch, guides, params, decoding, generators, encode)
+        now = time.perf_counter()
+        engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + now - mark
+        mark = now
+        replies: list[list[int]] = [[] for _ in jobs]
+        active = list(range(len(jobs)))
+        while True:
+            scores = _control(batch.logits, active, replies, decoding)
+            tokens = choose_tokens(scores, params, generators).tolist()
+            keep: list[int] = []
+            for row, token in enumerate(tokens):
+                job_row = active[row]
+                reply = replies[job_row]
+                ended = token in engine.eos
+                if not ended:
+                    reply.append(token)
+                    tail = tokenizer.decode(reply[-TAIL_TOKENS:], skip_special_tokens=True)
+                    ended = reply_stop(tail, guides[job_row].stop_labels) is not None
+                    ended = ended or len(reply) >= params.max_tokens
+                if ended:
+                    text = tokenizer.decode(reply, skip_special_tokens=True)
+                    stops = guides[job_row].stop_labels
+                    stopped = token in engine.eos or reply_stop(text, stops) is not None
+                    jobs[job_row].resolve(
+                        ModelOutput(
+                            text=render_answer(
+                                guides[job_row],
+                                chosen[job_row],
+                                opening(guides[job_row]) + cut_reply(text, stops),
+                            ),
+                            stop_reason="stop" if stopped else "length",
+                            input_tokens=len(jobs[job_row].ids),
+                            output_tokens=fed[job_row] + len(reply) + (token in engine.eos),
+                            provider_model=engine.provider_model,
+                        )
+                    )
+                else:
+                    keep.append(row)
+            now = time.perf_counter()
+            engine.seconds["decode"], mark = engine.seconds["decode"] + now - mark, now
+            if not keep:
+                return
+            if engine.stopping.is_set():
+                raise RuntimeError("the local model was unloaded (the process is exiting)")
+            if len(keep) < len(active):
+                batch.select(keep)
+                active = [active[row] for row in keep]
+                generators = [generators[row] for row in keep]
+            batch.extend([[replies[job_row][-1]] for job_row in active])
