@@ -35,7 +35,9 @@ _ALTERNATIVES = re.compile(r"\s*(?:,\s*or\s+|,\s*|\s+or\s+)\s*")
 _OPTION = re.compile(r"^([A-Z])\) (.+?)\s*$", re.MULTILINE)
 OptionScoring = Literal["letter", "letter+text", "text"]
 OPTION_SCORING: OptionScoring = "letter+text"
-"""What a lettered option is scored on: ``B``, ``B) sad`` (default, measured best) or ``sad``."""
+"""What a lettered option is scored on: ``B``, ``B) sad`` (default: the option's words count,
+as in the option list the model just read) or ``sad``. On SmolLM2-135M all three gave
+0.32-0.37 emotion accuracy (``benchmarks/guided_answers.py scoring``)."""
 
 
 def offers_nobody(placeholder: str) -> bool:
