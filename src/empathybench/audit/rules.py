@@ -4,6 +4,7 @@ positions. Each is tiny on purpose: when one of them beats chance, the items lea
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -232,8 +233,9 @@ class _PersonRule(Baseline):
             return item.candidates[0]
         return self.choose(item, people) or people[0]
 
+    @abstractmethod
     def choose(self, item: VisibleItem, people: list[str]) -> str | None:
-        raise NotImplementedError
+        """The rule's pick among ``people`` (None: fall back to the first)."""
 
 
 def _speakers(item: VisibleItem, people: list[str]) -> list[str]:
