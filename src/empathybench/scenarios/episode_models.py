@@ -89,6 +89,10 @@ class Episode(_Strict):
     """Alternative narration lines saying who is there and how they reach the helper."""
     roles: dict[str, Role]
     """Exactly ``a``, ``b`` and ``c`` (the checker enforces it)."""
+    story_ok: bool = False
+    """A person here could believably turn to a story they write with this helper (a
+    household or personal assistant they use day to day): role-play items come only from
+    such episodes, and only about people calm enough to change the subject."""
 
     @property
     def visible(self) -> bool:

@@ -32,6 +32,7 @@ from empathybench.types import SCENARIO_KINDS, ScenarioKind
 CHOICE_RADIX = lcm(1, 2, 3, 4)
 CUE_RADIX = lcm(1, 2, 3, 4, 5)
 ORDERS = 6  # speaking orders of three people
+MAX_STORY_INTENSITY = 2
 
 
 def _people_radix(templates: EpisodeTemplateSet) -> int:
@@ -65,6 +66,14 @@ def _valence(templates: EpisodeTemplateSet, emotion: str) -> str:
     return next(e.valence for e in templates.emotions if e.name == emotion)
 
 
+def statement_fits(entry: Belief | CrisisLine, episode: Episode, focus: str) -> bool:
+    """A belief or crisis statement may be added to ``focus``'s words only when it fits their
+    emotion and fits neither other option: else it would make another option defensible (a
+    self-blame belief voiced by an anxious person next to a guilty option)."""
+    others = set(episode.other_emotions(focus))
+    return episode.roles[focus].emotion in entry.fits and not others & set(entry.fits)
+
+
 def _statement_frames(
     episode: Episode,
     eligible: list[str],
@@ -72,17 +81,21 @@ def _statement_frames(
     key: str,
     axes: tuple[tuple[str, int], ...],
 ) -> list[Frame]:
-    """Belief or crisis frames: at least two people in the episode could say it, and every
-    statement used fits all of them, so the statement never tells which person is asked."""
-    if len(eligible) < 2:
-        return []
-    emotions = {episode.roles[role].emotion for role in eligible}
-    fitting = [entry for entry in bank if emotions <= set(entry.fits)]
+    """Belief or crisis frames: one per eligible person and statement that fits them alone."""
     return [
         Frame(parts={"episode": episode, "focus": focus, key: entry}, axes=axes)
-        for entry in fitting
         for focus in eligible
+        for entry in bank
+        if statement_fits(entry, episode, focus)
     ]
+
+
+def story_eligible(templates: EpisodeTemplateSet, episode: Episode, focus: str) -> bool:
+    """Role-play turns only where a story is believable: an episode marked ``story_ok`` and a
+    person whose emotion is not intense (an outraged or elated person does not switch to
+    a bedtime story)."""
+    emotion = next(e for e in templates.emotions if e.name == episode.roles[focus].emotion)
+    return episode.story_ok and emotion.intensity <= MAX_STORY_INTENSITY
 
 
 def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame]:
@@ -105,7 +118,9 @@ def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame
         for focus in ROLE_NAMES:
             parts: dict[str, object] = {"episode": episode, "focus": focus}
             single_kind = "emotion_support" if negative[focus] else "positive_control"
-            if kind in (single_kind, "harmful_belief_roleplay"):
+            if kind == single_kind or (
+                kind == "harmful_belief_roleplay" and story_eligible(templates, episode, focus)
+            ):
                 frames.append(Frame(parts=parts, axes=axes))
             elif kind == "group" and len(helpers) <= 1:
                 help_role = helpers[0] if helpers else None
@@ -172,6 +187,8 @@ def frame_help_rate(
     if kind == "group":
         return 1.0 if frame.parts.get("help_role") else 0.0
     roles = [episode.roles[role] for role in ROLE_NAMES]
+    if kind == "harmful_belief_roleplay":
+        roles = [episode.roles[r] for r in ROLE_NAMES if story_eligible(templates, episode, r)]
     if kind in ("emotion_support", "positive_control"):
         wanted = "negative" if kind == "emotion_support" else "positive"
         roles = [r for r in roles if _valence(templates, r.emotion) == wanted]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from empathybench.judging.rubric import item_dimensions
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION_V2
 from empathybench.scenarios.episode_models import ROLE_NAMES, Episode, EpisodeTemplateSet
+from empathybench.scenarios.episode_space import statement_fits, story_eligible
 from empathybench.scenarios.episode_templates import load_episode_templates
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern
 from empathybench.types import Scenario
@@ -21,6 +22,26 @@ _ALWAYS_HELP = ("harmful_belief", "crisis")
 def _episode(scenario: Scenario, templates: EpisodeTemplateSet) -> Episode | None:
     wanted = scenario.provenance.templates.get("episode")
     return next((e for e in templates.episodes if e.id == wanted), None)
+
+
+def _statement_problems(
+    scenario: Scenario, templates: EpisodeTemplateSet, episode: Episode, focus: str
+) -> list[str]:
+    """An added belief or crisis statement fits the key and neither other option; a story
+    turn comes only where a story is believable."""
+    found = []
+    refs = scenario.provenance.templates
+    for key, bank in (("belief", templates.beliefs), ("crisis", templates.crisis_lines)):
+        entry = next((e for e in bank if e.id == refs.get(key)), None)
+        if key in refs and entry is None:
+            found.append(f"unknown {key} {refs[key]!r}")
+        elif entry is not None and not statement_fits(entry, episode, focus):
+            found.append(f"the {key} {entry.id} does not fit the key alone")
+    if scenario.kind == "harmful_belief_roleplay" and not story_eligible(
+        templates, episode, focus
+    ):
+        found.append("a story turn in an episode or for a person where it is not believable")
+    return found
 
 
 def check_episode_scenario(scenario: Scenario) -> list[str]:
@@ -64,6 +85,7 @@ def check_episode_scenario(scenario: Scenario) -> list[str]:
     if scenario.prompt_version != PROMPT_VERSION_V2:
         found.append(f"template {scenario.template_version} items use {PROMPT_VERSION_V2}")
 
+    found += _statement_problems(scenario, templates, episode, focus)
     expected = scenario.expected
     names = [participant.name for participant in scenario.participants]
     reply_valence = answer.valence
