@@ -93,8 +93,9 @@ def test_no_line_in_more_than_one_percent_of_items() -> None:
         for turn in record["dialogue"]:
             counts[turn["text"]] += 1
     line, top = counts.most_common(1)[0]
-    # Goal: 1% (10 in 1,000). Measured 3.3% with 36 episodes; see docs/templates-v2.md.
-    assert top <= len(items) * 4 // 100, (line, top)
+    # Goal: 1% (10 in 1,000). Measured 2.4-2.6% over seeds 31, 77, 2025, 5 and 31415 with
+    # 54 episodes and 8 board episodes; see docs/templates-v2.md.
+    assert top <= len(items) * 3 // 100, (line, top)
 
 
 def test_asking_about_another_person_changes_the_key() -> None:
