@@ -5,7 +5,7 @@ default training seed, then reports the best baseline per question beside chance
 table and writes benchmarks/results/audit.json (summary rows plus the full reports).
 
     python benchmarks/audit.py [--train-n 3000] [--fresh-n 1000] [--fresh-seed 2025 ...]
-                               [--versions v1 v2] [--no-standard]
+                               [--versions v1 v2] [--no-standard] [--out FILE]
 
 Several ``--fresh-seed`` values audit one fresh set per seed and version (a template version
 should pass on seeds it was not tuned on, not only on one).
@@ -62,6 +62,9 @@ def main() -> None:
     parser.add_argument("--fresh-seed", type=int, nargs="+", default=[2025])
     parser.add_argument("--versions", nargs="+", default=["v1", "v2"])
     parser.add_argument("--no-standard", action="store_true", help="skip standard-v1")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).parent / "results" / "audit.json"
+    )
     args = parser.parse_args()
     suites = [] if args.no_standard else [("standard-v1", load_suite("standard-v1"))]
     suites += [
@@ -96,8 +99,8 @@ def main() -> None:
         )
     for row in results:
         print(f"{row['suite']} / {row['question']}: {row['all_baselines']}")
-    out = Path(__file__).parent / "results" / "audit.json"
-    out.parent.mkdir(exist_ok=True)
+    out = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
         json.dumps(
             {
