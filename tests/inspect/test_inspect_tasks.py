@@ -185,13 +185,16 @@ def test_deterministic_scores_match_our_parse_and_no_reply_scores_zero(
 def test_a_grader_of_the_tested_models_family_is_refused(
     scenarios: dict[str, tuple[int, Scenario]], tmp_path: Path
 ) -> None:
-    tested = scripted(lambda messages: answer_for(*scenarios[messages[-1].text]))
+    tested_calls: list[str] = []
+    tested = scripted(lambda messages: answer_for(*scenarios[messages[-1].text]), tested_calls)
     same = scripted(full_marks, name="model")  # mockllm/model judging mockllm/model
     refused = run(
         "empathybench/standard_v1", tested, tmp_path, limit=1, model_roles={"grader": same}
     )
     assert refused.status == "error"
     assert refused.error is not None and "same family" in refused.error.message
+    assert "-T allow_self_judge=true" in refused.error.message
+    assert tested_calls == [], "refused before the tested model is called"
     allowed = run(
         "empathybench/standard_v1",
         tested,
@@ -204,6 +207,7 @@ def test_a_grader_of_the_tested_models_family_is_refused(
     assert allowed.samples is not None and allowed.samples[0].scores is not None
     decision = allowed.samples[0].scores["empathy_scorer"].metadata["judge_decision"]  # type: ignore[index]
     assert decision["same_family"] is True
+    assert len(tested_calls) == 1
 
 
 def test_generated_task_by_name_with_the_default_judge(
@@ -235,3 +239,23 @@ def test_generated_task_by_name_with_the_default_judge(
 
 def generate_one(seed: int) -> Scenario:
     return next(iter(generate(4, seed)))
+
+
+@pytest.mark.parametrize(
+    ("tested", "grader", "refused"),
+    [
+        ("openai/gpt-4o-mini", "openrouter/openai/gpt-4o", True),
+        ("anthropic/claude-sonnet-4-0", "openai/gpt-4o", False),
+        ("mockllm/model", "mockllm/model", True),
+    ],
+)
+def test_inspect_model_names_map_to_our_families(tested: str, grader: str, refused: bool) -> None:
+    from empathybench.errors import UserError
+    from empathybench.inspect_eval.judge_model import spec_of
+    from empathybench.judging.families import check_judge
+
+    if refused:
+        with pytest.raises(UserError, match="same family"):
+            check_judge(spec_of(tested), spec_of(grader), allow_self_judge=False)
+    else:
+        assert not check_judge(spec_of(tested), spec_of(grader), allow_self_judge=False).same_family

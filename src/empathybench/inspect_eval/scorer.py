@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspect_ai.model import Model, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from empathybench.analysis.summary import item_overall, score_item
 from empathybench.inspect_eval.dataset import scenario_of
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 GRADER_ROLE = "grader"
 """The Inspect model role whose model judges the text dimensions."""
+ALLOW_SELF_JUDGE = "-T allow_self_judge=true"
 RUN_ID = "inspect"
 SCORE_KEYS: tuple[str, ...] = (*DIMENSIONS, "overall", "crisis_referral")
 NO_JUDGE = (
@@ -77,6 +78,34 @@ def _offline_verdict(scenario: Scenario, text: str, epoch: int) -> Verdict | Non
         return judge.judge([(scenario, text)], run_id=RUN_ID, epochs=[epoch])[0]
 
 
+def grader_decision(tested: str, *, allow_self_judge: bool) -> JudgeDecision | None:
+    """The self-judge guard's decision on the grader role's model (None without one).
+
+    Raises ``UserError`` when the grader is from the tested model's family and that is not
+    allowed.
+    """
+    grader = grader_model()
+    if grader is None:
+        return None
+    return check_judge(
+        spec_of(tested),
+        spec_of(str(grader)),
+        allow_self_judge=allow_self_judge,
+        allow_with=ALLOW_SELF_JUDGE,
+    )
+
+
+@solver
+def self_judge_guard(allow_self_judge: bool = False) -> Solver:
+    """Refuse a grader of the tested model's family before the tested model is called."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        grader_decision(str(state.model), allow_self_judge=allow_self_judge)
+        return state
+
+    return solve
+
+
 @dataclass(frozen=True)
 class Judged:
     verdict: Verdict | None
@@ -101,7 +130,7 @@ async def judge_text(
     grader = grader_model()
     if grader is not None:
         judge = InspectJudgeModel(grader)
-        decision = check_judge(spec_of(tested), judge.spec, allow_self_judge=allow_self_judge)
+        decision = grader_decision(tested, allow_self_judge=allow_self_judge)
         verdict = await judge_response(
             judge, scenario, text, run_id=RUN_ID, epoch=epoch, settings=settings
         )

@@ -22,7 +22,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
 from empathybench.inspect_eval.dataset import scenario_dataset
-from empathybench.inspect_eval.scorer import GRADER_ROLE, empathy_scorer
+from empathybench.inspect_eval.scorer import GRADER_ROLE, empathy_scorer, self_judge_guard
 from empathybench.judging.judge_prompt import JUDGE_PROMPT_VERSION
 from empathybench.judging.rubric import RUBRIC_VERSION
 from empathybench.models.base import GenerationParams
@@ -46,7 +46,7 @@ def benchmark_task(
     defaults = GenerationParams()
     return Task(
         dataset=scenario_dataset(name, scenarios, chosen),
-        solver=generate(),
+        solver=[self_judge_guard(allow_self_judge), generate()],
         scorer=empathy_scorer(allow_self_judge=allow_self_judge),
         config=GenerateConfig(temperature=defaults.temperature, max_tokens=defaults.max_tokens),
         metadata={
