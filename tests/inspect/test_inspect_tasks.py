@@ -30,7 +30,8 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
 import empathybench._registry  # noqa: F401  (registers the tasks, as the entry point does)
-from empathybench.inspect_eval.tasks import BUNDLED_TASKS, generated, task_name
+from empathybench.errors import UserError
+from empathybench.inspect_eval.tasks import BUNDLED_TASKS, generated, suite, task_name
 from empathybench.judging.answer_parser import help_answer_correct, parse_answer
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.prompts.strategies import apply_strategy, get_strategy
@@ -144,6 +145,18 @@ def test_generated_task_uses_the_generator() -> None:
         generated(n=0)
 
 
+def test_suite_task_takes_a_suite_file_and_refuses_a_missing_one(
+    small_suite_path: Path, tmp_path: Path
+) -> None:
+    task = suite(suite=str(small_suite_path))
+    assert [sample.id for sample in task.dataset] == [
+        s.id for s in load_suite(str(small_suite_path)).scenarios
+    ]
+    assert task.metadata is not None and task.metadata["suite_source"] == str(small_suite_path)
+    with pytest.raises(UserError, match="no such file"):
+        suite(suite=str(tmp_path / "missing.jsonl"))
+
+
 def test_deterministic_scores_match_our_parse_and_no_reply_scores_zero(
     scenarios: dict[str, tuple[int, Scenario]], tmp_path: Path
 ) -> None:
@@ -250,7 +263,6 @@ def generate_one(seed: int) -> Scenario:
     ],
 )
 def test_inspect_model_names_map_to_our_families(tested: str, grader: str, refused: bool) -> None:
-    from empathybench.errors import UserError
     from empathybench.inspect_eval.judge_model import spec_of
     from empathybench.judging.families import check_judge
 
