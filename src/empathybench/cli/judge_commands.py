@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from empathybench.analysis.summary import build_run_summary
-from empathybench.cli.console import console
+from empathybench.cli.console import console, err_console
 from empathybench.cli.summary_view import print_summary
 from empathybench.errors import UserError
 from empathybench.judging.calibration import (
@@ -82,9 +82,33 @@ def run_judges(
     )
     for decision in result.decisions:
         console.print(f"judge {decision.judge}: {decision.reason}", highlight=False)
+    failed = sum(p.failed for p in result.passes)
     console.print(
-        f"judged {result.judged} item(s); {result.skipped} already judged", highlight=False
+        f"judged {result.judged - failed} item(s), {failed} failed; "
+        f"{result.skipped} already judged",
+        highlight=False,
     )
+    report_judge_failures([(p.judge, p.attempted, p.failed, p.first_error) for p in result.passes])
+
+
+def report_judge_failures(passes: list[tuple[str, int, int, str | None]]) -> None:
+    """One line per judge whose judgements failed; exit 1 when a judge failed every one
+    (the stage did not happen: a wrong key, an unreachable server)."""
+    stage_failed = False
+    for judge, attempted, failed, reason in passes:
+        if not failed:
+            continue
+        every = failed == attempted
+        stage_failed |= every
+        err_console.print(
+            f"{'error' if every else 'warning'}: judge {judge}: {failed} of {attempted} "
+            f"judgement(s) failed ({reason or 'no verdict'}); they stay unscored and are "
+            "retried when you judge again",
+            highlight=False,
+            markup=False,
+        )
+    if stage_failed:
+        raise typer.Exit(1)
 
 
 def _judge(
