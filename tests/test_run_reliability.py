@@ -218,6 +218,27 @@ def test_a_judge_refused_on_every_call_fails_the_command(
     assert again.returncode == 1
 
 
+def test_key_checks_that_all_failed_are_not_a_clean_audit(
+    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "wrong-key")
+    with FakeLLMServer(default=client_error(401, "invalid api key")) as server:
+        result = run_cli(
+            "item-analysis",
+            str(run_dir),
+            "-o",
+            str(tmp_path / "items"),
+            "--key-judge",
+            "openai-compatible/keys",
+            "--base-url",
+            server.openai_base_url,
+            "--no-cache",
+        )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "flagged" not in result.stdout
+    assert "error: judge openai-compatible/keys: 30 of 30" in result.stderr.replace("\n", " ")
+
+
 @pytest.mark.parametrize("flag", ["--max-reasks=-1", "--max-connections=0"])
 def test_judge_settings_that_would_do_nothing_are_refused(run_dir: Path, flag: str) -> None:
     result = run_cli("judge", str(run_dir), "--judge", "mock/judge-y", flag, "--no-progress")

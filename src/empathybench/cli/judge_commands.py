@@ -103,7 +103,7 @@ def report_judge_failures(passes: list[tuple[str, int, int, str | None]]) -> Non
         err_console.print(
             f"{'error' if every else 'warning'}: judge {judge}: {failed} of {attempted} "
             f"judgement(s) failed ({reason or 'no verdict'}); they stay unscored and are "
-            "retried when you judge again",
+            "tried again by the next call",
             highlight=False,
             markup=False,
         )

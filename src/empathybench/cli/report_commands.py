@@ -179,6 +179,7 @@ def _item_analysis(
         checks = _run_key_checks(
             finished[0], key_judge, output, base_url, option, max_connections, no_cache
         )
+    key_check_failures(checks)
     analysis = analyse_items(finished, run_labels(finished), checks)
     paths = write_item_analysis(analysis, output)
     flagged = analysis.flagged
@@ -196,6 +197,19 @@ def _item_analysis(
     if len(flagged) > 20:
         console.print(f"  … and {len(flagged) - 20} more (see the files)", highlight=False)
     console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False, markup=False)
+
+
+def key_check_failures(checks: dict[str, dict[str, KeyCheck]]) -> None:
+    """Say which key checks failed; a key judge that failed every one stops the command
+    (exit 1): "0 flagged" would read as a clean bill of health."""
+    from empathybench.cli.judge_commands import report_judge_failures
+
+    passes = []
+    for judge, by_item in checks.items():
+        failed = [check.error for check in by_item.values() if check.error is not None]
+        reason = f"{failed[0].kind}: {failed[0].message}" if failed else None
+        passes.append((judge, len(by_item), len(failed), reason))
+    report_judge_failures(passes)
 
 
 def finished_runs(runs: Sequence[RunData], max_failed_share: float) -> list[RunData]:
