@@ -27,6 +27,9 @@ from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.base import ModelSpec
 from empathybench.models.registry import create_model, parse_model_id, resolve_api_key
 from empathybench.runtime.cache import ResponseCache, default_cache_path
+from empathybench.runtime.directory_lock import hold_directory
+from empathybench.runtime.output_guard import check_output_file, has_fields
+from empathybench.runtime.run_store import RunStore
 
 
 def judge_specs(
@@ -139,18 +142,20 @@ def _judge(
 
     offline, llm = split_judges(judge)
     specs = judge_specs(llm, base_url, parse_options(option or []))
-    if specs:
-        run_judges(
-            run_dir,
-            specs,
-            allow_self_judge=allow_self_judge,
-            max_connections=max_connections,
-            max_reasks=max_reasks,
-            cache=None if no_cache else (cache or default_cache_path()),
-            show_progress=not no_progress,
-        )
-    run_offline_judges(run_dir, offline)
-    print_summary(build_run_summary(run_dir, seed=seed))
+    RunStore(run_dir).read_manifest()  # not a run: say so before a lock file is made
+    with hold_directory(run_dir):  # no run or other judge writes it meanwhile
+        if specs:
+            run_judges(
+                run_dir,
+                specs,
+                allow_self_judge=allow_self_judge,
+                max_connections=max_connections,
+                max_reasks=max_reasks,
+                cache=None if no_cache else (cache or default_cache_path()),
+                show_progress=not no_progress,
+            )
+        run_offline_judges(run_dir, offline)
+        print_summary(build_run_summary(run_dir, seed=seed))
 
 
 def _judge_check(
@@ -172,8 +177,18 @@ def _judge_check(
     split: Annotated[
         str | None, typer.Option(help="Only labels of this split (e.g. test).")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an -o file that is not a judge check.")
+    ] = False,
 ) -> None:
     """Report a judge's agreement with human labels (Spearman; Cohen's kappa on bins)."""
+    if output is not None:  # before any call is spent
+        check_output_file(
+            output,
+            kind="judge check report (JSON)",
+            same_kind=has_fields("judge", "labels", "dimensions"),
+            force=force,
+        )
     records = load_labels(labels)
     if split is not None:
         records = [r for r in records if r.split == split]
