@@ -1,8 +1,10 @@
 """The labelled responses the empathy scorer learns from (cognitive / emotional / behavioral).
 
-The bundled set (``empathy-labels-v1``) was written and labelled by the project following
+The bundled sets were written and labelled by the project following
 docs/scorer-labelling-guide.md: replies to help-seeking messages, each rated 1–3 on the three
-components. Every record carries a fixed ``split``, assigned by prompt, so no prompt appears in
+components. ``empathy-labels-v2`` (the default) holds every ``empathy-labels-v1`` record
+unchanged plus replies in the casual peer-support register; each record names its writing
+``batch``. Every record carries a fixed ``split``, assigned by prompt, so no prompt appears in
 both the training and the test split.
 """
 
