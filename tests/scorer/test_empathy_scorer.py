@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 from empathybench.errors import UserError
 from empathybench.judging.no_reply import degenerate_reason
 from empathybench.scorer import EmpathyScores, load_empathy_scorer, score_responses
-from empathybench.scorer.empathy_data import COMPONENTS, load_empathy_labels
+from empathybench.scorer.empathy_data import COMPONENTS, LabelSet, load_empathy_labels
 from empathybench.scorer.empathy_scorer import (
     SEED_STUDY_MSE,
     bundled_head_dir,
@@ -73,8 +73,19 @@ def test_scores_are_ordered_batched_and_rank_a_warm_reply_above_a_cold_one() -> 
     assert score_responses([]) == []
 
 
-def test_training_saving_and_loading_round_trip(tmp_path: Path) -> None:
+def _few_messages(count: int = 6) -> LabelSet:
+    """A small slice of the bundled labels (whole messages, both splits), to train quickly."""
     labels = load_empathy_labels()
+    keep = (
+        sorted({r.prompt_id for r in labels.part("train")})[: count // 2]
+        + sorted({r.prompt_id for r in labels.part("test")})[: count // 2]
+    )
+    records = [r for r in labels.records if r.prompt_id in keep]
+    return LabelSet(name="slice", sha256=labels.sha256, records=records)
+
+
+def test_training_saving_and_loading_round_trip(tmp_path: Path) -> None:
+    labels = _few_messages()
     scorer = train_empathy_scorer(labels, settings=TrainingSettings(epochs=4, seed=1))
     history = scorer.head.config.loss_history
     assert len(history) == 4 and history[-1] < history[0]
@@ -86,7 +97,7 @@ def test_training_saving_and_loading_round_trip(tmp_path: Path) -> None:
 
 
 def test_augmented_training_sees_every_perturbation() -> None:
-    labels = load_empathy_labels()
+    labels = _few_messages(2)
     scorer = train_empathy_scorer(labels, settings=TrainingSettings(epochs=1, augment=True))
     data = scorer.head.config.data
     assert data["train_texts"] == data["train"] * (1 + len(PERTURBATIONS))

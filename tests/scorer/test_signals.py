@@ -37,6 +37,11 @@ def test_a_loop_shows_as_repetition_and_a_varied_reply_does_not() -> None:
     assert signals["feeling_questions"][1] > 0
 
 
+def test_no_replies_give_no_rows() -> None:
+    empty = np.zeros((0, 8), dtype=np.float32)
+    assert reply_signals([], empty, np.ones((2, 8), np.float32)).shape == (0, len(SIGNAL_NAMES))
+
+
 def test_length_is_one_hot_in_buckets() -> None:
     texts = [" ".join(["word"] * n) for n in (1, LENGTH_BUCKETS[0] + 1, LENGTH_BUCKETS[-1] + 1)]
     signals = _signals(texts)

@@ -156,7 +156,9 @@ def reply_signals(
     message_embeddings: Matrix | None = None,
 ) -> Matrix:
     """One row of ``SIGNAL_NAMES`` per reply (``message_embeddings`` row-aligned, optional)."""
-    rows = np.array([_text_signals(t) for t in texts], dtype=np.float32).reshape(len(texts), -1)
+    text_columns = len(SIGNAL_NAMES) - 3  # all but stock and message similarity, has_message
+    rows = np.array([_text_signals(t) for t in texts], dtype=np.float32)
+    rows = rows.reshape(len(texts), text_columns)
     stock = _cosine_rows(embeddings, stock_embeddings).max(axis=1, initial=0.0)
     if message_embeddings is None:
         similarity = np.zeros(len(texts), dtype=np.float32)
