@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -13,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from empathybench.errors import UserError
-from empathybench.jsonl import canonical_json, canonical_json_data, read_records
+from empathybench.jsonl import (
+    canonical_json,
+    canonical_json_data,
+    parse_record,
+    read_json,
+    read_records,
+)
 from empathybench.types import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
@@ -74,8 +79,13 @@ def suites_dir() -> Path:
 
 def bundled_suites() -> dict[str, SuiteInfo]:
     index = suites_dir() / SUITES_INDEX
-    entries = json.loads(index.read_text(encoding="utf-8"))
-    return {entry["name"]: SuiteInfo.model_validate(entry) for entry in entries}
+    entries = read_json(index)
+    if not isinstance(entries, list):
+        raise UserError(f"{index}: expected a list of suites; reinstall empathybench")
+    return {
+        info.name: info
+        for info in (parse_record(entry, SuiteInfo, str(index)) for entry in entries)
+    }
 
 
 def load_suite(name_or_path: str) -> Suite:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text, canonical_json
+from empathybench.jsonl import atomic_write_text, canonical_json, read_json, read_json_lines
 from empathybench.therapy.prompt import THERAPIST_PROMPT_VERSION, therapist_messages
 from empathybench.types import ChatMessage, Record, RunTrack
 
@@ -188,19 +187,12 @@ def _read_csv(path: Path) -> list[dict[str, object]]:
 
 
 def _read_json(path: Path) -> list[dict[str, object]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
     rows: list[object]
-    try:
-        if path.suffix == ".jsonl":
-            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-        else:
-            data = json.loads(text)
-            rows = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}: not valid JSON ({error.msg}, line {error.lineno})") from None
+    if path.suffix == ".jsonl":
+        rows = [data for _, data in read_json_lines(path)]
+    else:
+        data = read_json(path)
+        rows = data if isinstance(data, list) else [data]
     if not all(isinstance(row, dict) for row in rows):
         raise UserError(f"{path}: expected JSON objects, one per question")
     return [row for row in rows if isinstance(row, dict)]
