@@ -41,7 +41,7 @@ from empathybench.models.registry import create_model, resolve_answer_mode
 from empathybench.prompts.answer_guide import answer_guide
 from empathybench.prompts.strategies import Strategy, apply_strategy, get_strategy
 from empathybench.runtime import provenance
-from empathybench.runtime.cache import ResponseCache, cache_key
+from empathybench.runtime.cache import ResponseCache, cache_key, check_cache_path
 from empathybench.runtime.pricing import Price
 from empathybench.runtime.retry import RateLimiter, call_with_retries
 from empathybench.runtime.run_store import ItemKey, RunStore
@@ -56,6 +56,11 @@ from empathybench.types import (
     Suite,
     SuiteRef,
     TokenUsage,
+)
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_number,
 )
 
 
@@ -106,6 +111,18 @@ class RunOptions:
     show_progress: bool = True
     answer_mode: AnswerMode | None = None
     """guided | free; None: guided for local models, free for the rest."""
+
+
+def check_run_options(options: RunOptions) -> None:
+    """Refuse out-of-range settings before any file is written or model called."""
+    check_count("epochs", options.epochs)
+    check_count("limit", options.limit)
+    check_count("max_connections", options.max_connections)
+    check_count("max_attempts", options.max_attempts)
+    check_number("requests_per_minute", options.requests_per_minute, above=0)
+    check_number("max_backoff_s", options.max_backoff_s, minimum=0)
+    check_directory_target("run_dir", options.run_dir)
+    check_cache_path(options.cache_path)
 
 
 @dataclass
@@ -353,10 +370,7 @@ def _progress(enabled: bool) -> Progress:
 
 async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> RunResult:
     """Run (or resume) ``options`` and return the latest response of every item."""
-    if options.epochs < 1:
-        raise UserError("--epochs must be at least 1")
-    if options.max_connections < 1:
-        raise UserError("--max-connections must be at least 1")
+    check_run_options(options)
     strategy = get_strategy(options.strategy)
     answer_mode = run_answer_mode(options.spec, options.strategy, options.answer_mode)
     chosen = select_items(options.suite, options.limit, options.kinds)

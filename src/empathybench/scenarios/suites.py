@@ -17,6 +17,7 @@ from empathybench.jsonl import (
     canonical_json_data,
     parse_record,
     read_json,
+    read_json_objects,
     read_records,
 )
 from empathybench.types import Scenario, Suite, SuiteInfo
@@ -109,6 +110,20 @@ def load_suite(name_or_path: str) -> Suite:
         raise UserError(f"{name_or_path}: no such file or bundled suite (bundled: {known})")
     if path.is_dir():
         raise UserError(f"{path}: is a directory, expected a suite JSONL file")
-    return Suite(
-        name=path.stem, sha256=file_sha256(path), scenarios=tuple(read_records(path, Scenario))
-    )
+    return Suite(name=path.stem, sha256=file_sha256(path), scenarios=_unique(path))
+
+
+def _unique(path: Path) -> tuple[Scenario, ...]:
+    """The scenarios of a suite file; an id used twice is an error naming both lines."""
+    first_line: dict[str, int] = {}
+    scenarios = []
+    for number, data in read_json_objects(path):
+        scenario = parse_record(data, Scenario, f"{path}:{number}")
+        if scenario.id in first_line:
+            raise UserError(
+                f"{path}:{number}: duplicate scenario id {scenario.id!r} (first on line "
+                f"{first_line[scenario.id]}); run `empathybench validate {path}`"
+            )
+        first_line[scenario.id] = number
+        scenarios.append(scenario)
+    return tuple(scenarios)

@@ -93,5 +93,8 @@ def check_settings(settings: UiSettings) -> None:
         raise UserError(f"--annotations {settings.annotation_dir}: no such folder")
     if settings.scorer_head is not None and not settings.scorer_head.is_dir():
         raise UserError(f"--scorer {settings.scorer_head}: no such folder (a trained head)")
+    from empathybench.scorer.heads import check_head_dir
+
+    check_head_dir("scorer", settings.scorer_head)
     if settings.flag_file.is_dir():
         raise UserError(f"--flag-file {settings.flag_file}: is a folder; give a .csv file path")
