@@ -22,6 +22,12 @@ from empathybench.report.tables import (
     format_number,
 )
 from empathybench.types import DIMENSIONS
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_seed,
+    check_url,
+)
 
 
 def _warn_unreadable(unreadable: Sequence[UnreadableRun]) -> None:
@@ -62,6 +68,8 @@ def _report(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
     """Write summary.json, tables (Markdown, CSV), figures (PNG, SVG) and report.html."""
+    check_directory_target("output", output)
+    check_seed("seed", seed)
     from empathybench.report.run_report import write_report
 
     report = write_report(runs, output, seed=seed)
@@ -84,6 +92,8 @@ def _leaderboard(
     ] = 0.05,
 ) -> None:
     """Rank comparable runs (same suite, judges and rubric) with CIs and neighbour tests."""
+    check_directory_target("output", output)
+    check_seed("seed", seed)
     from empathybench.analysis.leaderboard import build_leaderboard
     from empathybench.analysis.run_sets import load_runs
     from empathybench.report.leaderboard_report import leaderboard_table, write_leaderboard
@@ -125,6 +135,9 @@ def _item_analysis(
     no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
 ) -> None:
     """Per-item difficulty and discrimination; flags items to audit (possible flawed keys)."""
+    check_directory_target("output", output)
+    check_count("max_connections", max_connections)
+    check_url("base_url", base_url)
     from empathybench.analysis.item_analysis import analyse_items
     from empathybench.analysis.run_sets import load_runs, run_labels
     from empathybench.report.item_report import write_item_analysis

@@ -14,7 +14,12 @@ from rich.table import Table
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
-from empathybench.scenarios.generator import KIND_CODES, generate_records, space_report
+from empathybench.scenarios.generator import (
+    KIND_CODES,
+    MAX_GENERATE,
+    generate_records,
+    space_report,
+)
 from empathybench.scenarios.suites import (
     bundled_suites,
     file_sha256,
@@ -25,6 +30,11 @@ from empathybench.scenarios.suites import (
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
 from empathybench.scenarios.validation import validate_file
 from empathybench.types import LETTERS, SCENARIO_KINDS, ScenarioKind
+from empathybench.validation import (
+    check_count,
+    check_file_target,
+    check_seed,
+)
 
 
 def parse_kinds(text: str | None) -> dict[ScenarioKind, float] | None:
@@ -65,6 +75,9 @@ def _generate(
     ),
 ) -> None:
     """Generate N distinct scenarios as JSONL (streamed; memory stays flat)."""
+    check_count("n", n, maximum=MAX_GENERATE)
+    check_seed("seed", seed)
+    check_file_target("output", output)
     mix = parse_kinds(kinds)
     scenarios = generate_records(n, seed, mix, template_version)
     first = next(scenarios)  # surfaces input errors before any file or progress bar appears
