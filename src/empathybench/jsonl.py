@@ -97,7 +97,7 @@ def parse_json(text: str, where: str) -> object:
     return data
 
 
-def _check_readable(path: Path, what: str) -> int:
+def check_readable_file(path: Path, what: str) -> int:
     """The size of ``path`` after checking it is a regular file of at most MAX_FILE_BYTES."""
     try:
         info = path.stat()
@@ -120,7 +120,7 @@ def _check_readable(path: Path, what: str) -> int:
 def read_text(path: Path, what: str = "a text file", *, encoding: str = "utf-8") -> str:
     """The whole text of a UTF-8 file; a missing, binary, oversized or non-file path is one
     ``UserError`` naming it and saying what was expected (``what``, e.g. "a JSON file")."""
-    _check_readable(path, what)
+    check_readable_file(path, what)
     try:
         data = path.read_bytes()
     except OSError as error:
@@ -146,7 +146,7 @@ def read_json_lines(path: Path, *, torn_tail: bool = False) -> Iterator[tuple[in
     ``torn_tail``: a last line without its newline (a writer killed mid-line) is skipped
     instead of reported, for append-only logs.
     """
-    _check_readable(path, "a JSONL file")
+    check_readable_file(path, "a JSONL file")
     with path.open("rb") as handle:
         number = 0
         while raw := handle.readline(MAX_LINE_BYTES + 1):

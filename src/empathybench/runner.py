@@ -113,9 +113,13 @@ class RunOptions:
     """guided | free; None: guided for local models, free for the rest."""
 
 
+MAX_EPOCHS = 1000
+"""Most answers per item a run takes (the item list is built up front)."""
+
+
 def check_run_options(options: RunOptions) -> None:
     """Refuse out-of-range settings before any file is written or model called."""
-    check_count("epochs", options.epochs)
+    check_count("epochs", options.epochs, maximum=MAX_EPOCHS)
     check_count("limit", options.limit)
     check_count("max_connections", options.max_connections)
     check_count("max_attempts", options.max_attempts)

@@ -29,6 +29,7 @@ from empathybench.models.base import GenerationParams, ModelSpec
 from empathybench.models.local_weights import INSTALL_HINT
 from empathybench.models.registry import parse_model_id, resolve_api_key
 from empathybench.runner import (
+    MAX_EPOCHS,
     RunOptions,
     RunResult,
     execute_run,
@@ -183,8 +184,9 @@ def _run(
     check_directory_target("run_dir", run_dir)
     check_existing_directory("resume", resume)
     check_generation(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
-    for name, count in (("epochs", epochs), ("limit", limit), ("max_attempts", max_attempts)):
-        check_count(name, count)
+    check_count("epochs", epochs, maximum=MAX_EPOCHS)
+    check_count("limit", limit)
+    check_count("max_attempts", max_attempts)
     check_count("max_connections", max_connections)
     check_number("rpm", rpm, above=0)
     check_url("base_url", base_url)
