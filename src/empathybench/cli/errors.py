@@ -51,7 +51,7 @@ def flag_for(command: Any, parameter: str) -> str:
             continue
         long_flags = [opt for opt in param.opts if opt.startswith("--")]
         if param.param_type_name == "option":
-            return max(long_flags or param.opts, key=len)
+            return str(max(long_flags or param.opts, key=len))
         return parameter.upper()
     return "--" + parameter.replace("_", "-")
 
