@@ -19,7 +19,6 @@ from empathybench.cli.console import console, err_console
 from empathybench.validation import (
     check_count,
     check_directory_target,
-    check_existing_directory,
     check_existing_file,
     check_file_target,
     check_number,
@@ -83,7 +82,6 @@ def _results(
     ] = 0.8,
 ) -> None:
     """Per-item agreement with the key, Fleiss' kappa between raters, flagged items."""
-    check_existing_directory("study_dir", study_dir)
     check_directory_target("out", out)
     check_number("min_agreement", min_agreement, minimum=0, maximum=1)
     from empathybench.annotation.agreement import item_agreement
@@ -142,7 +140,6 @@ def _results(
 
 def _export(study_dir: StudyDirArgument, csv_path: CsvOption) -> None:
     """Write every answer of the study to a CSV file (spreadsheet-safe)."""
-    check_existing_directory("study_dir", study_dir)
     check_file_target("csv_path", csv_path)
     from empathybench.annotation.csv_io import export_answers_csv
     from empathybench.annotation.session import AnnotationSession
@@ -156,7 +153,6 @@ def _export(study_dir: StudyDirArgument, csv_path: CsvOption) -> None:
 def _import(study_dir: StudyDirArgument, csv_path: CsvOption) -> None:
     """Add answers from a CSV (an export, or answers collected offline); exit 1 if rows were
     refused."""
-    check_existing_directory("study_dir", study_dir)
     check_existing_file("csv_path", csv_path)
     from empathybench.annotation.csv_io import import_answers_csv
     from empathybench.annotation.session import AnnotationSession

@@ -84,7 +84,6 @@ def _results(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
     """Shares of most/least empathetic votes per source, with 95% CIs, chart and reasons."""
-    check_existing_directory("survey_dir", survey_dir)
     check_directory_target("out", out)
     check_seed("seed", seed)
     from empathybench.report.tables import format_interval
@@ -135,7 +134,6 @@ def _results(
 
 def _export(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
     """Write every vote, with the sources behind its letters, to a CSV file."""
-    check_existing_directory("survey_dir", survey_dir)
     check_file_target("csv_path", csv_path)
     from empathybench.survey.build import load_form, load_key
     from empathybench.survey.records import VOTES_FILE
@@ -151,7 +149,6 @@ def _export(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
 
 def _import(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
     """Add votes from a CSV (an export or a form tool's sheet); exit 1 if rows were refused."""
-    check_existing_directory("survey_dir", survey_dir)
     check_existing_file("csv_path", csv_path)
     from empathybench.survey.results import import_votes_csv
     from empathybench.survey.session import SurveySession
