@@ -165,14 +165,24 @@ def select_items(item_set: ItemSet, limit: int | None, kinds: list[str] | None) 
     return chosen[:limit] if limit is not None else chosen
 
 
-def run_answer_mode(spec: ModelSpec, strategy: str, requested: str | None) -> AnswerMode:
+def run_answer_mode(
+    spec: ModelSpec, strategy: str, requested: str | None, suite: ItemSet | None = None
+) -> AnswerMode:
     """The answer mode of a run (see ``registry.resolve_answer_mode``).
 
     A strategy that asks for a reasoning line before the answer (chain-of-empathy,
     empathize-first) needs free answers: guided answers start with the fields. Local models
-    then default to free, and an explicit ``guided`` is refused.
+    then default to free, and an explicit ``guided`` is refused. The same holds for the
+    original benchmark's items, which ask no question to guide.
     """
     mode = resolve_answer_mode(spec, requested)
+    if mode == "guided" and isinstance(suite, Suite) and suite.origin == "original-benchmark":
+        if requested is None:
+            return "free"
+        raise UserError(
+            f"{suite.name}: the original benchmark's items ask no EMOTION or NEEDS_HELP "
+            "question, so there is nothing to guide: use --answer-mode free"
+        )
     if mode == "guided" and get_strategy(strategy).system_addendum is not None:
         if requested is None:
             return "free"
@@ -203,6 +213,7 @@ def _new_manifest(
             source=options.suite_source,
             sha256=options.suite.sha256,
             n=len(options.suite.items),
+            origin=options.suite.origin if isinstance(options.suite, Suite) else "empathybench",
         ),
         model=options.spec.model_dump(mode="json"),
         strategy=strategy.name,
@@ -376,7 +387,9 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
     """Run (or resume) ``options`` and return the latest response of every item."""
     check_run_options(options)
     strategy = get_strategy(options.strategy)
-    answer_mode = run_answer_mode(options.spec, options.strategy, options.answer_mode)
+    answer_mode = run_answer_mode(
+        options.spec, options.strategy, options.answer_mode, options.suite
+    )
     chosen = select_items(options.suite, options.limit, options.kinds)
     items = [(item, epoch) for epoch in range(options.epochs) for item in chosen]
     store = RunStore(options.run_dir)

@@ -20,6 +20,11 @@ from pydantic import (
 SCHEMA_VERSION = 1
 KNOWN_SCHEMA_VERSIONS = frozenset({1})
 
+ORIGINAL_TEMPLATE_VERSION = "original-benchmark"
+"""The template version of items converted from the original benchmark's JSON files
+(``empathybench.original``): they have no options and no answer format, so every dimension
+is judged from the reply."""
+
 ScenarioKind = Literal[
     "emotion_support",
     "positive_control",
@@ -162,6 +167,13 @@ class Scenario(Record):
         return self.options[LETTERS.index(self.correct_letter)]
 
     @property
+    def answers_in_reply(self) -> bool:
+        """True for items of the original benchmark: the model is asked no EMOTION or
+        NEEDS_HELP question, so those dimensions are judged from the reply (the options hold
+        the original's accepted emotion words and are never shown)."""
+        return self.template_version == ORIGINAL_TEMPLATE_VERSION
+
+    @property
     def group_help_key(self) -> str | None:
         """Who needs help, for group items that ask it (template v2 on): a name, or
         ``"nobody"``. ``None`` for other items and for v1 group items, which presuppose
@@ -227,6 +239,13 @@ class Suite(BaseModel):
         return self.scenarios
 
     @property
+    def origin(self) -> SuiteOrigin:
+        """``original-benchmark`` when every item comes from the original benchmark's files."""
+        if self.scenarios and all(s.answers_in_reply for s in self.scenarios):
+            return "original-benchmark"
+        return "empathybench"
+
+    @property
     def prompt_version(self) -> str:
         """The prompt version of the suite's scenarios (one per generated suite)."""
         versions = sorted({scenario.prompt_version for scenario in self.scenarios})
@@ -271,12 +290,18 @@ class Response(Record):
         return self.error is None and self.text is not None
 
 
+SuiteOrigin = Literal["empathybench", "original-benchmark"]
+
+
 class SuiteRef(Record):
     name: str
     source: str
     """A bundled suite's name, or the path of the suite file."""
     sha256: str
     n: int
+    origin: SuiteOrigin = "empathybench"
+    """``original-benchmark``: the original benchmark's items (or its tester's results,
+    imported), judged from the reply (see ``Scenario.answers_in_reply``)."""
 
 
 class RunTotals(Record):

@@ -237,6 +237,7 @@ def _run(
         )
         mode = run_answer_mode(spec, strategy, answer_mode)  # before any file read or call
         loaded = load_suite(suite)
+        mode = run_answer_mode(spec, strategy, answer_mode, loaded)
         kind_list = [k.strip() for k in kinds.split(",")] if kinds else None
         options = RunOptions(
             suite=loaded,
