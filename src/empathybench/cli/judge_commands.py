@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +13,7 @@ from empathybench.analysis.summary import build_run_summary
 from empathybench.cli.console import console, err_console
 from empathybench.cli.summary_view import print_summary
 from empathybench.errors import UserError
+from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.calibration import (
     BUNDLED_LABELS,
     CalibrationReport,
@@ -22,14 +22,21 @@ from empathybench.judging.calibration import (
     load_labels,
 )
 from empathybench.judging.llm_judge import JudgeSettings
-from empathybench.judging.offline_judge import judge_label
+from empathybench.judging.offline_judge import check_offline_judge, judge_label
 from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.base import ModelSpec
 from empathybench.models.registry import create_model, parse_model_id, resolve_api_key
-from empathybench.runtime.cache import ResponseCache, default_cache_path
+from empathybench.runtime.cache import ResponseCache, check_cache_path, default_cache_path
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.output_guard import check_output_file, has_fields
 from empathybench.runtime.run_store import RunStore
+from empathybench.validation import (
+    check_count,
+    check_existing_directory,
+    check_file_target,
+    check_seed,
+    check_url,
+)
 
 
 def judge_specs(
@@ -138,6 +145,14 @@ def _judge(
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
 ) -> None:
     """Score an existing run with LLM judges or the offline judge (models are not re-run)."""
+    check_existing_directory("run_dir", run_dir)
+    check_count("max_connections", max_connections)
+    check_count("max_reasks", max_reasks, minimum=0)
+    check_url("base_url", base_url)
+    check_cache_path(cache)
+    check_seed("seed", seed)
+    for judge_id in judge:
+        check_offline_judge(judge_id)
     from empathybench.cli.run_commands import parse_options
 
     offline, llm = split_judges(judge)
@@ -182,6 +197,10 @@ def _judge_check(
     ] = False,
 ) -> None:
     """Report a judge's agreement with human labels (Spearman; Cohen's kappa on bins)."""
+    check_count("max_connections", max_connections)
+    check_url("base_url", base_url)
+    check_file_target("output", output)
+    check_offline_judge(judge)
     if output is not None:  # before any call is spent
         check_output_file(
             output,
@@ -204,7 +223,7 @@ def _judge_check(
         report, f"{judge_label(report.judge)} against {labels} ({report.items} labelled responses)"
     )
     if output is not None:
-        output.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        atomic_write_text(output, pretty_json(report))
         console.print(f"wrote {output}")
 
 

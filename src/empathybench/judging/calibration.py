@@ -9,14 +9,14 @@ kappa on binned scores (unweighted and quadratic), with counts.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from empathybench.analysis.statistics import bin_scores, cohen_kappa, spearman
 from empathybench.errors import UserError
+from empathybench.jsonl import parse_record, read_json_objects
 from empathybench.judging.llm_judge import JudgeSettings, judge_response
 from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.models.base import ModelAPI
@@ -81,18 +81,8 @@ def load_labels(path_or_name: str) -> list[LabelledResponse]:
         known = ", ".join(BUNDLED_LABEL_FILES)
         raise UserError(f"{path_or_name}: no such labels file (or use a bundled set: {known})")
     records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = LabelledResponse.model_validate(json.loads(line))
-        except json.JSONDecodeError as error:
-            raise UserError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-        except ValidationError as error:
-            where = ".".join(str(p) for p in error.errors()[0]["loc"])
-            raise UserError(
-                f"{path}:{number}: invalid label record ({where}: {error.errors()[0]['msg']})"
-            ) from None
+    for number, data in read_json_objects(path):
+        record = parse_record(data, LabelledResponse, f"{path}:{number}")
         bad = {
             d: v
             for d, v in record.labels.items()

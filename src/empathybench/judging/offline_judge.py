@@ -37,6 +37,7 @@ from empathybench.scorer.heads import (
     Matrix,
     RegressionHead,
     TrainingSettings,
+    check_head_dir,
     load_head,
     train_head,
 )
@@ -200,7 +201,14 @@ def _head_dir(judge_id: str) -> Path:
     directory = Path(judge_id.partition(":")[2]).expanduser()
     if not directory.is_dir():
         raise UserError(f"{judge_id}: no offline judge head directory at {directory}")
+    check_head_dir("judge", directory)
     return directory
+
+
+def check_offline_judge(judge_id: str) -> None:
+    """Refuse an ``offline:DIR`` judge whose folder holds no head, before any model call."""
+    if is_offline_judge(judge_id) and judge_id != OFFLINE_JUDGE:
+        _head_dir(judge_id)
 
 
 def offline_judge_id(judge_id: str) -> str:

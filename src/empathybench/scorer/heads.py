@@ -17,12 +17,13 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text
+from empathybench.jsonl import atomic_write_text, read_json_record
 from empathybench.models.local_weights import import_optional
 from empathybench.types import Record
+from empathybench.validation import InvalidParameter, check_existing_directory
 
 HEAD_SCHEMA = 1
 CONFIG_FILE = "config.json"
@@ -110,16 +111,22 @@ class RegressionHead:
         )
 
 
+def check_head_dir(parameter: str, directory: Path | None) -> None:
+    """``directory`` holds a trained head's files (checked without loading torch)."""
+    if directory is None:
+        return
+    check_existing_directory(parameter, directory)
+    if not (directory / CONFIG_FILE).is_file() or not (directory / WEIGHTS_FILE).is_file():
+        raise InvalidParameter(
+            parameter, f"{directory} is not a scorer head (needs {CONFIG_FILE} and {WEIGHTS_FILE})"
+        )
+
+
 def load_head(directory: Path) -> RegressionHead:
     config_path, weights_path = directory / CONFIG_FILE, directory / WEIGHTS_FILE
     if not config_path.is_file() or not weights_path.is_file():
         raise UserError(f"{directory}: not a scorer head (needs {CONFIG_FILE} and {WEIGHTS_FILE})")
-    try:
-        config = HeadConfig.model_validate_json(config_path.read_text(encoding="utf-8"))
-    except ValidationError as error:
-        raise UserError(
-            f"{config_path}: invalid head config ({error.errors()[0]['msg']})"
-        ) from None
+    config = read_json_record(config_path, HeadConfig)
     if config.schema_version != HEAD_SCHEMA:
         raise UserError(f"{config_path}: head schema {config.schema_version}, need {HEAD_SCHEMA}")
     from safetensors.torch import load_file
