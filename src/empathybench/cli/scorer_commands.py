@@ -166,7 +166,7 @@ def _train(
         batch_size=batch_size,
         seed=seed,
         augment=augment,
-        solver=solver,  # type: ignore[arg-type]
+        solver=solver,
         ridge_penalty=ridge_penalty,
     )
     if task == "empathy":

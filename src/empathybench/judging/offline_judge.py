@@ -1,13 +1,15 @@
 """The offline judge: scores the four text dimensions with no API key (approximate).
 
-A regression head on the frozen encoder reads the reply, the scenario as the judge sees it
-(scene plus hidden truth) and a few plain features (item kind, whether a group reply reaches
-the person in focus, whether it names real crisis help), and predicts each text dimension on
-0–1 and, for crisis items, whether the reply points to real help. It is trained on the
-bundled labelled benchmark responses (``judge-labels-v1``, labelled with the rubric) or
-distilled from an LLM judge's verdicts. Dimensions that do not apply are ``n/a``, as for any
-judge. Its scores are approximate: every output names it ``offline (approximate)`` and
-leaderboards never rank it beside LLM-judged runs.
+A head on the frozen encoder reads the reply, the scenario as the judge sees it (scene plus
+hidden truth) and plain signals about the reply (``judging.offline_features``), and predicts
+each text dimension on 0–1 and, for crisis items, whether the reply points to real help; a
+stored calibration map (``judging.judge_calibration``) then brings each dimension's mean onto
+the labels' mean. ``offline`` is the newest bundled head (judge-v2: signals, ridge, linear
+calibration, trained on judge-labels-v1 + judge-labels-v2); ``offline:judge-v1`` the first
+(embeddings only, MLP, uncalibrated); ``offline:DIR`` a head trained by the user or distilled
+from an LLM judge's verdicts. Dimensions that do not apply are ``n/a``, as for any judge.
+Its scores are approximate: every output names it ``offline (approximate)`` and leaderboards
+never rank it beside LLM-judged runs.
 """
 
 from __future__ import annotations
