@@ -352,7 +352,7 @@ def test_a_run_opens_with_its_table_figures_and_items(page: Page, server: Server
 
     page.field("runs-path").fill(str(server.survey_dir))
     page.page.click("#runs-open")
-    expect(status).to_contain_text("not a run directory", timeout=STEP_TIMEOUT_MS)
+    expect(status).to_contain_text("no run folder", timeout=STEP_TIMEOUT_MS)
     expect(page.field("runs-response")).to_have_value("")
 
 

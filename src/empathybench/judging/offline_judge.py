@@ -64,6 +64,10 @@ BUNDLED_JUDGE_HEAD = "judge-v2"
 BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2")
 """Heads shipped with the package; ``offline`` is the newest, ``offline:judge-v1`` the first."""
 JUDGE_TARGETS = [*TEXT_DIMENSIONS, "crisis_referral"]
+OFFLINE_CANNOT = (
+    "the offline judge scores only the four text dimensions; on items without options "
+    "(the original benchmark's) use an LLM judge for this one"
+)
 
 
 def offline_judge_available() -> bool:
@@ -142,6 +146,9 @@ class OfflineJudge:
             row = rows[index]
             scores = not_applicable(scenario)
             for dimension in judged_dimensions(scenario):
+                if dimension not in JUDGE_TARGETS:
+                    scores[dimension] = DimensionScore(status="unscored", reason=OFFLINE_CANNOT)
+                    continue
                 value = round(float(row[JUDGE_TARGETS.index(dimension)]), 3)
                 scores[dimension] = DimensionScore(
                     status="scored", value=value, rationale=OFFLINE_LABEL
