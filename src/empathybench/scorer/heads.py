@@ -51,7 +51,11 @@ class HeadConfig(Record):
     task: Literal["empathy", "judge"]
     encoder: str
     encoder_dimension: int
-    features: Literal["response", "response+context", "response+context+signals"]
+    features: Literal[
+        "response", "response+context", "response+signals", "response+context+signals"
+    ]
+    signals: list[str] = Field(default_factory=list)
+    """For ``response+signals``: the names of the reply signals after the embedding, in order."""
     targets: list[str]
     target_low: float
     target_high: float

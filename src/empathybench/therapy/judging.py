@@ -120,7 +120,7 @@ def _judge_study(
         )
     )
     for judge_id in options.offline:
-        _judge_offline(study, judge_id, answers, result)
+        _judge_offline(study, judge_id, answers, result, questions)
     for spec in options.judges:
         asyncio.run(_judge_with_model(study, spec, questions, answers, options, models, result))
     if result.decisions:
@@ -133,6 +133,7 @@ def _judge_offline(
     judge_id: str,
     answers: dict[str, dict[ItemKey, SourceAnswer]],
     result: TherapyJudgeResult,
+    questions: dict[str, TherapyQuestion],
 ) -> None:
     from empathybench.scorer import score_responses
     from empathybench.scorer.empathy_scorer import load_empathy_scorer
@@ -148,7 +149,13 @@ def _judge_offline(
         checks = [check_reply(answer.text, None) for answer in pending]
         to_score = [a for a, check in zip(pending, checks, strict=True) if not check.no_reply]
         scores = iter(
-            score_responses([a.text for a in to_score], scorer=scorer) if to_score else []
+            score_responses(
+                [a.text for a in to_score],
+                messages=[questions[a.question_id].question for a in to_score],
+                scorer=scorer,
+            )
+            if to_score
+            else []
         )
         log.open()
         try:
