@@ -17,6 +17,7 @@ from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.calibration import (
     BUNDLED_LABELS,
     CalibrationReport,
+    DimensionAgreement,
     LabelledResponse,
     check_judge_against_labels,
     load_labels,
@@ -269,23 +270,45 @@ def _llm_check(
 
 
 def print_agreement(report: CalibrationReport, title: str) -> None:
-    """Agreement of a judge with labels, one row per text dimension."""
+    """Agreement of a judge with labels, one row per text dimension, with its bias and the
+    reply-length baseline."""
     table = Table(title=title)
-    for column in ("dimension", "n", "Spearman", "kappa", "kappa q", "labels", "judge", "unscored"):
+    columns = (
+        "dimension",
+        "n",
+        "Spearman",
+        "length ρ",
+        "kappa",
+        "kappa q",
+        "labels",
+        "judge",
+        "bias [95% CI]",
+        "unscored",
+    )
+    for column in columns:
         table.add_column(column, justify="left" if column == "dimension" else "right")
 
     def fmt(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
+
+    def bias(row: DimensionAgreement) -> str:
+        if row.bias is None:
+            return "-"
+        if row.bias_low is None or row.bias_high is None:
+            return f"{row.bias:+.3f}"
+        return f"{row.bias:+.3f} [{row.bias_low:+.3f}, {row.bias_high:+.3f}]"
 
     for row in report.dimensions:
         table.add_row(
             row.dimension,
             str(row.n),
             fmt(row.spearman),
+            fmt(row.length_spearman),
             fmt(row.kappa),
             fmt(row.kappa_quadratic),
             fmt(row.human_mean),
             fmt(row.judge_mean),
+            bias(row),
             str(row.judge_unscored),
         )
     console.print(table)
@@ -296,8 +319,10 @@ def print_agreement(report: CalibrationReport, title: str) -> None:
             highlight=False,
         )
     console.print(
-        "kappa: Cohen's kappa on scores binned to 0 / 0.5 / 1 (q = quadratic weights); "
-        "labels / judge: mean score",
+        "length ρ: Spearman of reply length (words; 0 when the no-reply rule fires) with the "
+        "labels, the trivial baseline; kappa: Cohen's kappa on scores binned to 0 / 0.5 / 1 "
+        "(q = quadratic weights); labels / judge: mean score; bias: judge mean − label mean, "
+        "95% bootstrap CI over scenarios",
         highlight=False,
     )
 
