@@ -24,7 +24,7 @@ from empathybench.models.guided import GUIDED_VERSION
 
 CACHE_FORMAT = 1
 # Options that only change how we talk to the provider, not what it answers.
-_TRANSPORT_OPTIONS = frozenset({"timeout", "batch_size"})
+_TRANSPORT_OPTIONS = frozenset({"timeout", "batch_size", "client"})
 
 
 def default_cache_path() -> Path:
