@@ -42,12 +42,15 @@ from empathybench.prompts.answer_guide import answer_guide
 from empathybench.prompts.strategies import Strategy, apply_strategy, get_strategy
 from empathybench.runtime import provenance
 from empathybench.runtime.cache import ResponseCache, cache_key
+from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.pricing import Price
 from empathybench.runtime.retry import RateLimiter, call_with_retries
 from empathybench.runtime.run_store import ItemKey, RunStore
+from empathybench.runtime.url_secrets import redact_url
 from empathybench.types import (
     CallError,
     ChatMessage,
+    JudgeRequest,
     Response,
     RunManifest,
     RunTotals,
@@ -106,6 +109,9 @@ class RunOptions:
     show_progress: bool = True
     answer_mode: AnswerMode | None = None
     """guided | free; None: guided for local models, free for the rest."""
+    judging: JudgeRequest | None = None
+    """The judges the caller will score with, recorded for ``run --resume`` (None: keep
+    what the manifest says)."""
 
 
 @dataclass
@@ -144,14 +150,24 @@ def select_items(item_set: ItemSet, limit: int | None, kinds: list[str] | None) 
     return chosen[:limit] if limit is not None else chosen
 
 
-def run_answer_mode(spec: ModelSpec, strategy: str, requested: str | None) -> AnswerMode:
+def run_answer_mode(
+    spec: ModelSpec, strategy: str, requested: str | None, suite: ItemSet | None = None
+) -> AnswerMode:
     """The answer mode of a run (see ``registry.resolve_answer_mode``).
 
     A strategy that asks for a reasoning line before the answer (chain-of-empathy,
     empathize-first) needs free answers: guided answers start with the fields. Local models
-    then default to free, and an explicit ``guided`` is refused.
+    then default to free, and an explicit ``guided`` is refused. The same holds for the
+    original benchmark's items, which ask no question to guide.
     """
     mode = resolve_answer_mode(spec, requested)
+    if mode == "guided" and isinstance(suite, Suite) and suite.origin == "original-benchmark":
+        if requested is None:
+            return "free"
+        raise UserError(
+            f"{suite.name}: the original benchmark's items ask no EMOTION or NEEDS_HELP "
+            "question, so there is nothing to guide: use --answer-mode free"
+        )
     if mode == "guided" and get_strategy(strategy).system_addendum is not None:
         if requested is None:
             return "free"
@@ -182,8 +198,9 @@ def _new_manifest(
             source=options.suite_source,
             sha256=options.suite.sha256,
             n=len(options.suite.items),
+            origin=options.suite.origin if isinstance(options.suite, Suite) else "empathybench",
         ),
-        model=options.spec.model_dump(mode="json"),
+        model=recorded_model(options.spec),
         strategy=strategy.name,
         strategy_version=strategy.version,
         prompt_version=options.suite.prompt_version,
@@ -199,7 +216,16 @@ def _new_manifest(
         totals=RunTotals(items=n_items),
         track=options.suite.track,
         answer_mode=answer_mode,
+        judging=options.judging,
     )
+
+
+def recorded_model(spec: ModelSpec) -> dict[str, object]:
+    """The model spec as a manifest records it: its server URL without credentials."""
+    data = spec.model_dump(mode="json")
+    if spec.base_url:
+        data["base_url"] = redact_url(spec.base_url)
+    return data
 
 
 def _check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) -> None:
@@ -352,13 +378,25 @@ def _progress(enabled: bool) -> Progress:
 
 
 async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> RunResult:
-    """Run (or resume) ``options`` and return the latest response of every item."""
+    """Run (or resume) ``options`` and return the latest response of every item.
+
+    The run directory is held exclusively (``runtime.directory_lock``) from before the
+    manifest is read until the last record is written: a second process gets
+    ``DirectoryInUse`` before it sends any call.
+    """
+    with hold_directory(options.run_dir):
+        return await _execute_run(options, model)
+
+
+async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult:
     if options.epochs < 1:
         raise UserError("--epochs must be at least 1")
     if options.max_connections < 1:
         raise UserError("--max-connections must be at least 1")
     strategy = get_strategy(options.strategy)
-    answer_mode = run_answer_mode(options.spec, options.strategy, options.answer_mode)
+    answer_mode = run_answer_mode(
+        options.spec, options.strategy, options.answer_mode, options.suite
+    )
     chosen = select_items(options.suite, options.limit, options.kinds)
     items = [(item, epoch) for epoch in range(options.epochs) for item in chosen]
     store = RunStore(options.run_dir)
@@ -371,6 +409,8 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
                 "run_id": existing.run_id,
                 "created_at": existing.created_at,
                 "totals": RunTotals(items=len(items), wall_s=existing.totals.wall_s),
+                "judging": options.judging or existing.judging,
+                "judges": existing.judges,
             }
         )
     store.write_manifest(manifest)

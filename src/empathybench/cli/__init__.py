@@ -14,7 +14,9 @@ from rich.markup import escape
 from empathybench.cli.annotate_commands import register as register_annotate_commands
 from empathybench.cli.audit_commands import register as register_audit_commands
 from empathybench.cli.console import err_console
+from empathybench.cli.export_commands import register as register_export_commands
 from empathybench.cli.judge_commands import register as register_judge_commands
+from empathybench.cli.original_commands import register as register_original_commands
 from empathybench.cli.probe_commands import register as register_probe_commands
 from empathybench.cli.report_commands import register as register_report_commands
 from empathybench.cli.run_commands import register as register_run_commands
@@ -62,6 +64,8 @@ register_therapy_commands(app)
 register_survey_commands(app)
 register_audit_commands(app)
 register_annotate_commands(app)
+register_original_commands(app)
+register_export_commands(app)
 
 EXIT_USER_ERROR = 2
 

@@ -28,6 +28,7 @@ from empathybench.models.openai_format import (
     response_format,
 )
 from empathybench.models.registry import resolve_api_key
+from empathybench.runtime.url_secrets import redact_url
 
 NO_KEY = "not-needed"
 """Sent to local servers that need no key (the SDK refuses to start without one)."""
@@ -53,7 +54,8 @@ class OpenAICompatibleModel:
         )
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.spec.id!r}, base_url={self.spec.base_url!r})"
+        url = redact_url(self.spec.base_url) if self.spec.base_url else None
+        return f"{type(self).__name__}({self.spec.id!r}, base_url={url!r})"
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
         params = request.params

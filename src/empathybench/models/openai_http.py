@@ -25,6 +25,7 @@ from empathybench.models.base import ModelCallError, ModelOutput, ModelRequest, 
 from empathybench.models.http_errors import error_for_status, sanitise, timeout_seconds
 from empathybench.models.openai_format import guided_output, output_from_body, request_body
 from empathybench.models.registry import resolve_api_key
+from empathybench.runtime.url_secrets import redact_url
 
 NO_KEY = "not-needed"
 """Sent to local servers that need no key, as the SDK adapter does."""
@@ -53,7 +54,8 @@ class OpenAIHttpModel:
         self._session: aiohttp.ClientSession | None = None
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.spec.id!r}, base_url={self.spec.base_url!r})"
+        url = redact_url(self.spec.base_url) if self.spec.base_url else None
+        return f"{type(self).__name__}({self.spec.id!r}, base_url={url!r})"
 
     def size_pool(self, connections: int) -> None:
         """Keep up to ``connections`` open (the run's ``--max-connections``); before first use."""

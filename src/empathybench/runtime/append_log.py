@@ -81,3 +81,10 @@ class AppendLog(Generic[RecordT]):
             os.fsync(self._handle.fileno())
             self._handle.close()
             self._handle = None
+
+    def __enter__(self) -> AppendLog[RecordT]:
+        self.open()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -98,6 +98,19 @@ def load_suite(name_or_path: str) -> Suite:
         raise UserError(f"{name_or_path}: no such file or bundled suite (bundled: {known})")
     if path.is_dir():
         raise UserError(f"{path}: is a directory, expected a suite JSONL file")
-    return Suite(
-        name=path.stem, sha256=file_sha256(path), scenarios=tuple(read_records(path, Scenario))
+    from empathybench.original.items import (
+        is_original_items_file,
+        is_original_results_file,
+        load_original_items,
     )
+
+    if is_original_results_file(path):
+        raise UserError(
+            f"{path}: the original tester's results, not a suite: import them with "
+            "`empathybench import-results`"
+        )
+
+    scenarios = (
+        load_original_items(path) if is_original_items_file(path) else read_records(path, Scenario)
+    )
+    return Suite(name=path.stem, sha256=file_sha256(path), scenarios=tuple(scenarios))
