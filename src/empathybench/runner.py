@@ -441,7 +441,11 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
         if (item.id, epoch) in previous and previous[(item.id, epoch)].ok:
             totals.add(previous[(item.id, epoch)])
     own_model = model is None
-    model = model if model is not None else create_model(options.spec)
+    model = (
+        model
+        if model is not None
+        else create_model(options.spec, max_connections=options.max_connections)
+    )
     cache = ResponseCache(options.cache_path) if options.cache_path else None
     limiter = RateLimiter(options.requests_per_minute)
     work: Iterator[tuple[RunItem, int]] = iter(pending)
