@@ -66,7 +66,8 @@ def _print_empathy_evaluation(evaluation: Any) -> None:
         table.add_column(column, justify="right")
     keys = ("cognitive", "emotional", "behavioral", "overall", "empathy")
     table.add_row("this head", *(_fmt(evaluation.mse[k]) for k in keys))
-    table.add_row("train mean", *(_fmt(evaluation.baseline_mse[k]) for k in keys))
+    if evaluation.baseline_mse:
+        table.add_row("train mean", *(_fmt(evaluation.baseline_mse[k]) for k in keys))
     table.add_row("seed study", "-", "-", "-", _fmt(evaluation.seed_study_mse), "-")
     console.print(table)
     console.print(

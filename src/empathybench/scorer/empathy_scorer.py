@@ -331,6 +331,7 @@ class EmpathyEvaluation(Record):
     mse: dict[str, float]
     """cognitive, emotional, behavioral, overall (mean of the three) and empathy (the mean)."""
     baseline_mse: dict[str, float]
+    """Empty when the labels file has no train split (the training mean is unknown)."""
     seed_study_mse: float = SEED_STUDY_MSE
 
 
@@ -348,10 +349,13 @@ def evaluate_empathy_scorer(scorer: EmpathyScorer, labels: LabelSet) -> EmpathyE
         raise UserError(f"{labels.name}: no test split to evaluate on")
     truth = _targets(test)
     predicted = scorer.predict([r.response for r in test], messages=[r.prompt for r in test])
-    baseline = np.broadcast_to(_targets(train).mean(axis=0), truth.shape).astype(np.float32)
+    baseline_mse: dict[str, float] = {}
+    if train:  # a held-out file of test rows only has no training mean to compare with
+        baseline = np.broadcast_to(_targets(train).mean(axis=0), truth.shape).astype(np.float32)
+        baseline_mse = _mse_table(baseline, truth)
     return EmpathyEvaluation(
         labels=labels.name,
         n_test=len(test),
         mse=_mse_table(predicted, truth),
-        baseline_mse=_mse_table(baseline, truth),
+        baseline_mse=baseline_mse,
     )
