@@ -163,7 +163,9 @@ def _train(
 ) -> None:
     """Train a head on a frozen encoder (AdamW, MSE; defaults from the seed study)."""
     from empathybench.scorer.heads import TrainingSettings
+    from empathybench.validation import check_directory_target
 
+    check_directory_target("output", output)  # before any encoding or training
     if from_run is not None:
         task = "judge"
     if task not in ("empathy", "judge"):
@@ -339,6 +341,9 @@ def _eval(
 ) -> None:
     """Held-out figures: Spearman beside length and lexicon baselines, and test MSE (empathy
     scorer), or agreement with labels (offline judge)."""
+    from empathybench.validation import check_file_target
+
+    check_file_target("output", output)
     if split not in ("test", "train", "all"):
         raise UserError(f"unknown split {split!r}: use test, train or all")
     loaded = _load_any_head(head, task, method)
@@ -378,7 +383,9 @@ def _robustness(
         robustness_summary,
         robustness_table,
     )
+    from empathybench.validation import check_file_target
 
+    check_file_target("output", output)
     scorer = load_empathy_scorer(head)
     rows = robustness_table(scorer, text or EXAMPLE_TEXT, seed=seed)
     table = Table(title="one text under each perturbation (scores 1–3; change vs original)")
