@@ -32,6 +32,7 @@ from empathybench.runner import (
     run_answer_mode,
     select_items,
 )
+from empathybench.runtime.batch import batch_unsupported, has_open_batches
 from empathybench.runtime.cache import default_cache_path
 from empathybench.runtime.pricing import load_prices
 from empathybench.runtime.run_store import RunStore
@@ -152,6 +153,17 @@ def _run(
         str | None, typer.Option(help="Server URL for OpenAI-compatible judges.")
     ] = None,
     answer_mode: AnswerModeOption = None,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Answer through the provider's batch API (openai, anthropic): about half "
+            "the price, results within 24 h; resumable by the batch ids in the run folder.",
+        ),
+    ] = False,
+    batch_poll: Annotated[
+        float, typer.Option(help="Seconds between polls of a --batch run.")
+    ] = 30.0,
 ) -> None:
     """Run a suite through a model (default: standard-v1 on the bundled local/smollm2)."""
     if resume is not None:
@@ -210,6 +222,14 @@ def _run(
             answer_mode=mode,
         )
     options.max_attempts = max_attempts
+    options.batch = batch or has_open_batches(options.run_dir)
+    options.batch_poll_s = batch_poll
+    if options.batch:
+        reason = batch_unsupported(options.spec)
+        if reason is not None:
+            raise UserError(reason)
+        if batch_poll <= 0:
+            raise UserError("--batch-poll must be a positive number of seconds")
     options.cache_path = None if no_cache else (cache or default_cache_path())
     options.prices = load_prices(prices) if prices else {}
     options.show_progress = not no_progress

@@ -73,55 +73,73 @@ class OpenAICompatibleModel:
         return f"{type(self).__name__}({self.spec.id!r}, base_url={self.spec.base_url!r})"
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
-        params = request.params
         try:
             response = await self._client.chat.completions.create(
-                model=self.spec.name,
-                messages=chat_messages(request.messages, self.spec.system_prompt),
-                temperature=params.temperature,
-                max_tokens=params.max_tokens,
-                top_p=openai.omit if params.top_p is None else params.top_p,
-                seed=openai.omit if params.seed is None else params.seed,
-                response_format=self._response_format(request),
+                **chat_request_body(self.spec, request)
             )
         except (openai.OpenAIError, ValueError) as error:  # ValueError: a body that is not JSON
             raise classify_sdk_error(
                 error, OPENAI_ERRORS, self._secrets, timeout=self._timeout
             ) from None
-        output = completion_output(response)
-        guide = request.guide
-        if guide is None or not guide.fields:
-            return output
-        try:
-            text = answer_from_json(guide, output.text)
-        except ValueError as error:
-            raise ModelCallError("bad_response", f"guided answer: {error}") from None
-        return output.model_copy(update={"text": text})
-
-    def _response_format(self, request: ModelRequest) -> Any:
-        """Native structured output when asked for JSON and the server supports it.
-
-        On by default for OpenAI itself; other OpenAI-compatible servers opt in with
-        ``--option structured_output=true`` (many accept the field, some reject it). A guided
-        request always carries its answer schema (the runner checked the server can take it).
-        """
-        schema = request.json_schema
-        if request.guide is not None and request.guide.fields:
-            reason = guided_unsupported(self.spec)
-            if reason is not None:
-                raise ModelCallError("client", reason)
-            schema = answer_schema(request.guide)
-        else:
-            enabled = self.spec.options.get("structured_output", self.spec.provider == "openai")
-            if schema is None or not enabled:
-                return openai.omit
-        return {
-            "type": "json_schema",
-            "json_schema": {"name": "answer", "schema": schema, "strict": True},
-        }
+        return request_output(request, response)
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def chat_request_body(spec: ModelSpec, request: ModelRequest) -> dict[str, Any]:
+    """The ``/chat/completions`` body of ``request``: what a call sends, and a batch line holds."""
+    params = request.params
+    body: dict[str, Any] = {
+        "model": spec.name,
+        "messages": chat_messages(request.messages, spec.system_prompt),
+        "temperature": params.temperature,
+        "max_tokens": params.max_tokens,
+    }
+    if params.top_p is not None:
+        body["top_p"] = params.top_p
+    if params.seed is not None:
+        body["seed"] = params.seed
+    response_format = _response_format(spec, request)
+    if response_format is not None:
+        body["response_format"] = response_format
+    return body
+
+
+def _response_format(spec: ModelSpec, request: ModelRequest) -> dict[str, Any] | None:
+    """Native structured output when asked for JSON and the server supports it.
+
+    On by default for OpenAI itself; other OpenAI-compatible servers opt in with
+    ``--option structured_output=true`` (many accept the field, some reject it). A guided
+    request always carries its answer schema (the runner checked the server can take it).
+    """
+    schema = request.json_schema
+    if request.guide is not None and request.guide.fields:
+        reason = guided_unsupported(spec)
+        if reason is not None:
+            raise ModelCallError("client", reason)
+        schema = answer_schema(request.guide)
+    else:
+        enabled = spec.options.get("structured_output", spec.provider == "openai")
+        if schema is None or not enabled:
+            return None
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "answer", "schema": schema, "strict": True},
+    }
+
+
+def request_output(request: ModelRequest, response: Any) -> ModelOutput:
+    """The ``ModelOutput`` of ``request`` from its completion (a guided answer made text)."""
+    output = completion_output(response)
+    guide = request.guide
+    if guide is None or not guide.fields:
+        return output
+    try:
+        text = answer_from_json(guide, output.text)
+    except ValueError as error:
+        raise ModelCallError("bad_response", f"guided answer: {error}") from None
+    return output.model_copy(update={"text": text})
 
 
 def chat_messages(
