@@ -18,8 +18,8 @@ from empathybench.models.anthropic_model import message_params
 from empathybench.models.base import ModelSpec
 from empathybench.models.openai_compatible import chat_request_body
 from empathybench.models.registry import parse_model_id
-from empathybench.runner import RunOptions, RunResult, _prepare, execute_run
 from empathybench.prompts.strategies import get_strategy
+from empathybench.runner import RunOptions, RunResult, _prepare, execute_run
 from empathybench.runtime.run_store import RunStore
 from empathybench.types import Suite
 from tests.fakes.fake_batch_server import FakeBatchServer

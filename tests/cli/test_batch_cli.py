@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -59,3 +63,36 @@ def test_a_batch_run_completes_and_an_expired_one_is_one_error_line_and_exit_2(
     assert len(errors) == 1 and "expired with no answer" in errors[0]
     assert "Traceback" not in gone.stderr
     assert all(r.error for r in RunStore(tmp_path / "x").read_responses())
+
+
+def test_a_killed_batch_run_resumes_by_its_recorded_batch_id_without_submitting_again(
+    small_suite_path: Path, tmp_path: Path
+) -> None:
+    run_dir = tmp_path / "r"
+    ledger = run_dir / "batches.json"
+    with FakeBatchServer(hold=True) as server:
+        args = batch_run(small_suite_path, run_dir, "openai/gpt-4o-mini", server.openai_base_url)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "empathybench", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 120
+            while not ledger.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert ledger.exists()
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait()
+        assert RunStore(run_dir).read_responses() == []
+        server.release()
+        # no --batch: the open batch in the run folder makes the resumed run a batch run
+        resumed = run_cli(
+            "run", "--resume", str(run_dir), "--batch-poll", "0.02", "--no-judge",
+            "--no-progress", "--no-cache",
+        )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert server.submissions == 1 and server.sync_calls == 0
+    assert len(RunStore(run_dir).read_responses()) == 4
+    assert RunStore(run_dir).read_manifest().status == "complete"
