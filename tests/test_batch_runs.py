@@ -165,3 +165,23 @@ def test_a_run_aborted_after_submission_resumes_by_its_batch_id_without_resubmit
     assert result.manifest.status == "complete"
     assert len(RunStore(tmp_path / "r").read_responses()) == N
     assert [b["id"] for b in ledger(tmp_path / "r")] == [recorded[0]["id"]]
+
+
+def test_more_requests_than_one_batch_holds_are_split_and_each_batch_is_recorded(
+    provider: str, small_suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from empathybench.models.batch_anthropic import AnthropicBatchAPI
+    from empathybench.models.batch_openai import OpenAIBatchAPI
+
+    api = OpenAIBatchAPI if provider == "openai" else AnthropicBatchAPI
+    monkeypatch.setattr(api, "max_requests", 4)
+    with FakeBatchServer() as server:
+        options = options_for(
+            spec_for(provider, server), small_suite, tmp_path / "r", tmp_path / "c"
+        )
+        result = run(options)
+    assert server.submissions == 2 and len(server.submitted) == N
+    assert result.manifest.status == "complete"
+    recorded = ledger(tmp_path / "r")
+    assert [len(b["entries"]) for b in recorded] == [4, N - 4]  # type: ignore[arg-type]
+    assert all(b["collected"] for b in recorded)

@@ -27,6 +27,8 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 
 
 class AnthropicBatchAPI:
+    max_requests = 100_000
+
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
         key = resolve_api_key(spec)

@@ -25,6 +25,8 @@ RUNNING = ("validating", "in_progress", "finalizing", "cancelling")
 
 
 class OpenAIBatchAPI:
+    max_requests = 50_000
+
     def __init__(self, spec: ModelSpec) -> None:
         if not spec.base_url:
             raise UserError(f"{spec.id} has no base URL for its batch API")

@@ -64,6 +64,8 @@ class BatchAPI(Protocol):
     """One provider's batch endpoints for one model."""
 
     spec: ModelSpec
+    max_requests: int
+    """The most requests one batch may hold; more are split into several batches."""
 
     async def submit(self, requests: dict[str, ModelRequest]) -> str:
         """Submit one batch (custom id → request); return its id."""
@@ -207,8 +209,9 @@ async def answer_in_batches(
             adopted.append(batch)
             held.update(batch.entries.values())
     fresh = [entry for entry in pending if entry.slot not in held]
-    if fresh:
-        entries = {f"r{index}": entry for index, entry in enumerate(fresh)}
+    for start in range(0, len(fresh), api.max_requests):
+        chunk = fresh[start : start + api.max_requests]
+        entries = {f"r{start + index}": entry for index, entry in enumerate(chunk)}
         batch_id = await api.submit({c: entry.request for c, entry in entries.items()})
         batch = LedgerBatch(
             id=batch_id,
