@@ -185,3 +185,25 @@ def test_more_requests_than_one_batch_holds_are_split_and_each_batch_is_recorded
     recorded = ledger(tmp_path / "r")
     assert [len(b["entries"]) for b in recorded] == [4, N - 4]  # type: ignore[arg-type]
     assert all(b["collected"] for b in recorded)
+
+
+def test_transient_poll_failures_are_ridden_out_but_a_lasting_one_stops_the_run_resumably(
+    provider: str, small_suite: Suite, tmp_path: Path
+) -> None:
+    from empathybench.runtime.batch import POLL_FAILURES
+
+    with FakeBatchServer() as server:
+        options = options_for(
+            spec_for(provider, server), small_suite, tmp_path / "r", tmp_path / "c"
+        )
+        server.poll_errors = POLL_FAILURES - 1
+        assert run(options).manifest.status == "complete"
+        options = options_for(
+            spec_for(provider, server), small_suite, tmp_path / "s", tmp_path / "d"
+        )
+        server.poll_errors = POLL_FAILURES
+        with pytest.raises(UserError, match="HTTP 503"):
+            run(options)
+        assert [b["collected"] for b in ledger(tmp_path / "s")] == [False]
+        assert run(options).manifest.status == "complete"
+    assert server.submissions == 2

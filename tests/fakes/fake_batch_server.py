@@ -56,6 +56,8 @@ class FakeBatchServer:
         """Every request body submitted, in order (OpenAI ``body`` / Anthropic ``params``)."""
         self.submissions = 0
         self.sync_calls = 0
+        self.poll_errors = 0
+        """Answer this many status reads with HTTP 503 first."""
         """Synchronous ``/v1/chat/completions`` and ``/v1/messages`` calls (answered at once)."""
         self._batches: dict[str, _Batch] = {}
         self._files: dict[str, str] = {}
@@ -192,6 +194,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         fake = self.server.fake
+        with fake._lock:
+            unavailable = fake.poll_errors > 0 and "results" not in self.path
+            fake.poll_errors -= unavailable
+        if unavailable:
+            self._send(503, {"error": {"message": "try again"}})
+            return
         parts = self.path.strip("/").split("/")
         if parts[:2] == ["v1", "batches"] and len(parts) == 3:
             batch = fake._poll(parts[2])

@@ -15,6 +15,10 @@ from empathybench.errors import UserError
 from empathybench.models.http_errors import provider_message, sanitise
 
 
+class BatchTransientError(UserError):
+    """A batch call that may succeed when tried again (no connection, 429, 5xx)."""
+
+
 class BatchHTTP:
     def __init__(self, headers: dict[str, str], secrets: tuple[str | None, ...]) -> None:
         self._client = httpx.AsyncClient(headers=headers, timeout=120.0)
@@ -24,7 +28,7 @@ class BatchHTTP:
         try:
             response = await self._client.request(method, url, **kwargs)
         except httpx.HTTPError as error:
-            raise UserError(
+            raise BatchTransientError(
                 sanitise(
                     f"batch API {method} {url}: {type(error).__name__}: {error}", self._secrets
                 )
@@ -35,7 +39,8 @@ class BatchHTTP:
             except ValueError:
                 body = None
             message = provider_message(body, response.text[:200])
-            raise UserError(
+            transient = response.status_code == 429 or response.status_code >= 500
+            raise (BatchTransientError if transient else UserError)(
                 sanitise(
                     f"batch API {method} {url}: HTTP {response.status_code}: {message}",
                     self._secrets,

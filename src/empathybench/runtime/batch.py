@@ -29,6 +29,8 @@ from empathybench.runtime import provenance
 from empathybench.types import CallError
 
 LEDGER_NAME = "batches.json"
+POLL_FAILURES = 5
+"""Polls in a row that may fail transiently (no connection, 429, 5xx) before the run stops."""
 BATCH_PROVIDERS = ("openai", "anthropic")
 
 
@@ -227,7 +229,7 @@ async def answer_in_batches(
     problems: list[str] = []
     remaining = list(adopted)
     while remaining:
-        statuses = {batch.id: await api.status(batch.id) for batch in remaining}
+        statuses = {batch.id: await _status(api, batch.id, poll_s) for batch in remaining}
         if on_progress is not None:
             on_progress(
                 sum(s.done for s in statuses.values()), sum(s.total for s in statuses.values())
@@ -242,6 +244,20 @@ async def answer_in_batches(
         if remaining:
             await asyncio.sleep(poll_s)
     return problems
+
+
+async def _status(api: BatchAPI, batch_id: str, poll_s: float) -> BatchStatus:
+    """The batch's status, riding out a few transient failures (the batch runs on anyway)."""
+    from empathybench.models.batch_http import BatchTransientError
+
+    for failures in range(1, POLL_FAILURES + 1):
+        try:
+            return await api.status(batch_id)
+        except BatchTransientError:
+            if failures == POLL_FAILURES:
+                raise
+            await asyncio.sleep(poll_s)
+    raise AssertionError("unreachable")
 
 
 async def _collect(
