@@ -43,12 +43,15 @@ from empathybench.prompts.strategies import Strategy, apply_strategy, get_strate
 from empathybench.runtime import provenance
 from empathybench.runtime.batch import BatchEntry, answer_in_batches, create_batch_api
 from empathybench.runtime.cache import ResponseCache, cache_key
+from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.pricing import Price
 from empathybench.runtime.retry import RateLimiter, call_with_retries
 from empathybench.runtime.run_store import ItemKey, RunStore
+from empathybench.runtime.url_secrets import redact_url
 from empathybench.types import (
     CallError,
     ChatMessage,
+    JudgeRequest,
     Response,
     RunManifest,
     RunTotals,
@@ -110,6 +113,9 @@ class RunOptions:
     batch: bool = False
     """Answer through the provider's batch API (see ``runtime.batch``)."""
     batch_poll_s: float = 30.0
+    judging: JudgeRequest | None = None
+    """The judges the caller will score with, recorded for ``run --resume`` (None: keep
+    what the manifest says)."""
 
 
 @dataclass
@@ -198,7 +204,7 @@ def _new_manifest(
             n=len(options.suite.items),
             origin=options.suite.origin if isinstance(options.suite, Suite) else "empathybench",
         ),
-        model=options.spec.model_dump(mode="json"),
+        model=recorded_model(options.spec),
         strategy=strategy.name,
         strategy_version=strategy.version,
         prompt_version=options.suite.prompt_version,
@@ -214,7 +220,16 @@ def _new_manifest(
         totals=RunTotals(items=n_items),
         track=options.suite.track,
         answer_mode=answer_mode,
+        judging=options.judging,
     )
+
+
+def recorded_model(spec: ModelSpec) -> dict[str, object]:
+    """The model spec as a manifest records it: its server URL without credentials."""
+    data = spec.model_dump(mode="json")
+    if spec.base_url:
+        data["base_url"] = redact_url(spec.base_url)
+    return data
 
 
 def _check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) -> None:
@@ -445,7 +460,17 @@ def _progress(enabled: bool) -> Progress:
 
 
 async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> RunResult:
-    """Run (or resume) ``options`` and return the latest response of every item."""
+    """Run (or resume) ``options`` and return the latest response of every item.
+
+    The run directory is held exclusively (``runtime.directory_lock``) from before the
+    manifest is read until the last record is written: a second process gets
+    ``DirectoryInUse`` before it sends any call.
+    """
+    with hold_directory(options.run_dir):
+        return await _execute_run(options, model)
+
+
+async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult:
     if options.epochs < 1:
         raise UserError("--epochs must be at least 1")
     if options.max_connections < 1:
@@ -466,6 +491,8 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
                 "run_id": existing.run_id,
                 "created_at": existing.created_at,
                 "totals": RunTotals(items=len(items), wall_s=existing.totals.wall_s),
+                "judging": options.judging or existing.judging,
+                "judges": existing.judges,
             }
         )
     store.write_manifest(manifest)

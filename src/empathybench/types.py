@@ -14,6 +14,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
 )
 
@@ -260,7 +261,15 @@ class TokenUsage(Record):
 class CallError(Record):
     kind: str
     message: str
+    """What went wrong; any URL in it is recorded without credentials."""
     status: int | None = None
+
+    @field_validator("message")
+    @classmethod
+    def _no_secrets(cls, message: str) -> str:
+        from empathybench.runtime.url_secrets import redact_urls
+
+        return redact_urls(message)
 
 
 class Response(Record):
@@ -315,6 +324,17 @@ class RunTotals(Record):
     wall_s: float = 0.0
 
 
+class JudgeRequest(Record):
+    """What ``run`` was asked to score with: its ``--judge`` values, or ``--no-judge``."""
+
+    judges: list[str] = Field(default_factory=list)
+    """Judge ids as resolved at the start (``offline`` when none was named and it was used)."""
+    no_judge: bool = False
+    judge_base_url: str | None = None
+    """Recorded without credentials (``runtime.url_secrets``)."""
+    allow_self_judge: bool = False
+
+
 class RunManifest(Record):
     """The configuration and provenance of a run directory (``manifest.json``)."""
 
@@ -344,6 +364,9 @@ class RunManifest(Record):
     track: RunTrack = "scenarios"
     """What the run answered: benchmark scenarios, or the therapy track's questions (whose
     ids stand in ``Response.scenario_id``)."""
+    judging: JudgeRequest | None = None
+    """The judges asked for when the run started (``run --resume`` uses them again); None in
+    runs made before this was recorded."""
     answer_mode: Literal["guided", "free"] = "free"
     """guided: the engine filled the answer fields and the model wrote the reply (see
     ``models.guided``); free: the model wrote the whole answer. Runs made before guided

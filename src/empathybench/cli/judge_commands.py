@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from empathybench.analysis.summary import build_run_summary
-from empathybench.cli.console import console
+from empathybench.cli.console import console, err_console
 from empathybench.cli.summary_view import print_summary
 from empathybench.errors import UserError
 from empathybench.judging.calibration import (
@@ -27,6 +27,9 @@ from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.base import ModelSpec
 from empathybench.models.registry import create_model, parse_model_id, resolve_api_key
 from empathybench.runtime.cache import ResponseCache, default_cache_path
+from empathybench.runtime.directory_lock import hold_directory
+from empathybench.runtime.output_guard import check_output_file, has_fields
+from empathybench.runtime.run_store import RunStore
 
 
 def judge_specs(
@@ -82,9 +85,33 @@ def run_judges(
     )
     for decision in result.decisions:
         console.print(f"judge {decision.judge}: {decision.reason}", highlight=False)
+    failed = sum(p.failed for p in result.passes)
     console.print(
-        f"judged {result.judged} item(s); {result.skipped} already judged", highlight=False
+        f"judged {result.judged - failed} item(s), {failed} failed; "
+        f"{result.skipped} already judged",
+        highlight=False,
     )
+    report_judge_failures([(p.judge, p.attempted, p.failed, p.first_error) for p in result.passes])
+
+
+def report_judge_failures(passes: list[tuple[str, int, int, str | None]]) -> None:
+    """One line per judge whose judgements failed; exit 1 when a judge failed every one
+    (the stage did not happen: a wrong key, an unreachable server)."""
+    stage_failed = False
+    for judge, attempted, failed, reason in passes:
+        if not failed:
+            continue
+        every = failed == attempted
+        stage_failed |= every
+        err_console.print(
+            f"{'error' if every else 'warning'}: judge {judge}: {failed} of {attempted} "
+            f"judgement(s) failed ({reason or 'no verdict'}); they stay unscored and are "
+            "tried again by the next call",
+            highlight=False,
+            markup=False,
+        )
+    if stage_failed:
+        raise typer.Exit(1)
 
 
 def _judge(
@@ -115,18 +142,20 @@ def _judge(
 
     offline, llm = split_judges(judge)
     specs = judge_specs(llm, base_url, parse_options(option or []))
-    if specs:
-        run_judges(
-            run_dir,
-            specs,
-            allow_self_judge=allow_self_judge,
-            max_connections=max_connections,
-            max_reasks=max_reasks,
-            cache=None if no_cache else (cache or default_cache_path()),
-            show_progress=not no_progress,
-        )
-    run_offline_judges(run_dir, offline)
-    print_summary(build_run_summary(run_dir, seed=seed))
+    RunStore(run_dir).read_manifest()  # not a run: say so before a lock file is made
+    with hold_directory(run_dir):  # no run or other judge writes it meanwhile
+        if specs:
+            run_judges(
+                run_dir,
+                specs,
+                allow_self_judge=allow_self_judge,
+                max_connections=max_connections,
+                max_reasks=max_reasks,
+                cache=None if no_cache else (cache or default_cache_path()),
+                show_progress=not no_progress,
+            )
+        run_offline_judges(run_dir, offline)
+        print_summary(build_run_summary(run_dir, seed=seed))
 
 
 def _judge_check(
@@ -148,8 +177,18 @@ def _judge_check(
     split: Annotated[
         str | None, typer.Option(help="Only labels of this split (e.g. test).")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an -o file that is not a judge check.")
+    ] = False,
 ) -> None:
     """Report a judge's agreement with human labels (Spearman; Cohen's kappa on bins)."""
+    if output is not None:  # before any call is spent
+        check_output_file(
+            output,
+            kind="judge check report (JSON)",
+            same_kind=has_fields("judge", "labels", "dimensions"),
+            force=force,
+        )
     records = load_labels(labels)
     if split is not None:
         records = [r for r in records if r.split == split]

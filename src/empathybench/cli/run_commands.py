@@ -34,9 +34,13 @@ from empathybench.runner import (
 )
 from empathybench.runtime.batch import batch_unsupported, has_open_batches
 from empathybench.runtime.cache import default_cache_path
+from empathybench.runtime.directory_lock import hold_directory
+from empathybench.runtime.output_guard import check_output_directory, path_parser
 from empathybench.runtime.pricing import load_prices
-from empathybench.runtime.run_store import RunStore
+from empathybench.runtime.run_store import MANIFEST, RunStore
+from empathybench.runtime.url_secrets import REDACTED, redact_url
 from empathybench.scenarios.suites import load_suite
+from empathybench.types import JudgeRequest, RunManifest
 
 DEFAULT_SUITE = "standard-v1"
 DEFAULT_MODEL = "local/smollm2"
@@ -100,10 +104,16 @@ def print_run_totals(result: RunResult) -> None:
 def _run(
     suite: Annotated[str, typer.Option(help="Bundled suite name or JSONL file.")] = DEFAULT_SUITE,
     model: Annotated[str, typer.Option(help="Model id: provider/name.")] = DEFAULT_MODEL,
-    run_dir: Annotated[Path | None, typer.Option(help="Run directory (default: runs/…).")] = None,
+    run_dir: Annotated[
+        Path | None,
+        typer.Option(help="Run directory (default: runs/…).", parser=path_parser("--run-dir")),
+    ] = None,
     resume: Annotated[
         Path | None,
-        typer.Option(help="Resume the run in this directory with its recorded settings."),
+        typer.Option(
+            help="Resume the run in this directory with its recorded settings.",
+            parser=path_parser("--resume"),
+        ),
     ] = None,
     strategy: Annotated[
         str, typer.Option(help="plain | chain-of-empathy | empathize-first")
@@ -164,6 +174,10 @@ def _run(
     batch_poll: Annotated[
         float, typer.Option(help="Seconds between polls of a --batch run.")
     ] = 30.0,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Write into a --run-dir that is not empty and holds no run."),
+    ] = False,
 ) -> None:
     """Run a suite through a model (default: standard-v1 on the bundled local/smollm2)."""
     if resume is not None:
@@ -173,7 +187,7 @@ def _run(
                 f"{resume} was run with --answer-mode {manifest.answer_mode}; a resumed run "
                 "keeps its answer mode (leave --answer-mode out)"
             )
-        spec = ModelSpec.model_validate(manifest.model)
+        spec = resumed_spec(manifest, base_url, resume)
         options = RunOptions(
             suite=load_run_suite(manifest),
             suite_source=manifest.suite.source,
@@ -187,6 +201,7 @@ def _run(
             requests_per_minute=manifest.requests_per_minute,
             answer_mode=manifest.answer_mode,
         )
+        request = resumed_judging(manifest, judge, no_judge, judge_base_url, resume)
     else:
         provider = model.partition("/")[0]
         params = GenerationParams(
@@ -221,6 +236,8 @@ def _run(
             requests_per_minute=rpm,
             answer_mode=mode,
         )
+        check_output_directory(options.run_dir, kind="run", markers=(MANIFEST,), force=force)
+        request = requested_judging(judge, no_judge, judge_base_url, allow_self_judge)
     options.max_attempts = max_attempts
     options.batch = batch or has_open_batches(options.run_dir)
     options.batch_poll_s = batch_poll
@@ -233,8 +250,38 @@ def _run(
     options.cache_path = None if no_cache else (cache or default_cache_path())
     options.prices = load_prices(prices) if prices else {}
     options.show_progress = not no_progress
+    options.judging = request
     select_items(options.suite, options.limit, options.kinds)  # fail fast on bad selection
     resolve_api_key(options.spec)  # a missing key is reported before any work starts
+    offline, llm = split_judges(request.judges)
+    judges = judge_specs(llm, judge_base_url or request.judge_base_url, {})
+    for judge_spec in judges:  # refuse a self-judge before spending anything
+        check_judge(options.spec, judge_spec, allow_self_judge=request.allow_self_judge)
+    with hold_directory(options.run_dir):  # until the summary is written
+        result = asyncio.run(execute_run(options))
+        print_run_totals(result)
+        if judges:
+            run_judges(
+                options.run_dir,
+                judges,
+                allow_self_judge=request.allow_self_judge,
+                max_connections=8,
+                max_reasks=2,
+                cache=options.cache_path,
+                show_progress=options.show_progress,
+            )
+        run_offline_judges(options.run_dir, offline)
+        print_summary(build_run_summary(options.run_dir))
+    if result.manifest.status != "complete":
+        raise typer.Exit(1)
+
+
+def requested_judging(
+    judge: list[str] | None, no_judge: bool, judge_base_url: str | None, allow_self_judge: bool
+) -> JudgeRequest:
+    """The judges a new run will be scored with (recorded in its manifest for resuming)."""
+    if no_judge and judge:
+        raise UserError("--no-judge and --judge contradict each other: give one of them")
     if judge is None and not no_judge:
         judge = [OFFLINE_JUDGE] if offline_judge_available() else []
         if not judge:
@@ -243,26 +290,72 @@ def _run(
                 f"({INSTALL_HINT}); text dimensions stay unscored",
                 highlight=False,
             )
-    offline, llm = split_judges(judge or [])
-    judges = judge_specs(llm, judge_base_url, {})
-    for judge_spec in judges:  # refuse a self-judge before spending anything
-        check_judge(options.spec, judge_spec, allow_self_judge=allow_self_judge)
-    result = asyncio.run(execute_run(options))
-    print_run_totals(result)
-    if judges:
-        run_judges(
-            options.run_dir,
-            judges,
-            allow_self_judge=allow_self_judge,
-            max_connections=8,
-            max_reasks=2,
-            cache=options.cache_path,
-            show_progress=options.show_progress,
+    return JudgeRequest(
+        judges=list(judge or []),
+        no_judge=no_judge,
+        judge_base_url=redact_url(judge_base_url) if judge_base_url else None,
+        allow_self_judge=allow_self_judge,
+    )
+
+
+def resumed_judging(
+    manifest: RunManifest,
+    judge: list[str] | None,
+    no_judge: bool,
+    judge_base_url: str | None,
+    directory: Path,
+) -> JudgeRequest:
+    """The judges a resumed run keeps: those recorded when it started.
+
+    Runs made before judges were recorded take what is given now (the default otherwise).
+    """
+    recorded = manifest.judging
+    if recorded is None:
+        return requested_judging(judge, no_judge, judge_base_url, allow_self_judge=False)
+    given = judge is not None or no_judge
+    if given and (sorted(judge or []) != sorted(recorded.judges) or no_judge != recorded.no_judge):
+        started = (
+            "--no-judge"
+            if recorded.no_judge
+            else (" ".join(f"--judge {j}" for j in recorded.judges) or "no judge")
         )
-    run_offline_judges(options.run_dir, offline)
-    print_summary(build_run_summary(options.run_dir))
-    if result.manifest.status != "complete":
-        raise typer.Exit(1)
+        raise UserError(
+            f"{directory} was started with {started}; a resumed run keeps its judges (leave "
+            f"--judge/--no-judge out, or add a judge later with: empathybench judge {directory} "
+            "--judge ID)"
+        )
+    if recorded.judge_base_url and judge_base_url is None and REDACTED in recorded.judge_base_url:
+        raise UserError(
+            f"{directory}: the judges' server URL held a credential that was not recorded; give "
+            "it again with --judge-base-url"
+        )
+    given_url = redact_url(judge_base_url) if judge_base_url is not None else None
+    if given_url is not None and recorded.judge_base_url not in (None, given_url):
+        raise UserError(
+            f"{directory} was judged through {recorded.judge_base_url}; --judge-base-url "
+            f"{given_url} is another server"
+        )
+    return recorded
+
+
+def resumed_spec(manifest: RunManifest, base_url: str | None, directory: Path) -> ModelSpec:
+    """The tested model of a resumed run; ``base_url`` gives back a credential the manifest
+    left out (it must name the recorded server)."""
+    spec = ModelSpec.model_validate(manifest.model)
+    recorded = spec.base_url
+    if base_url is None:
+        if recorded is not None and REDACTED in recorded:
+            raise UserError(
+                f"{directory}: the model's server URL held a credential that was not "
+                "recorded; give it again with --base-url"
+            )
+        return spec
+    if recorded is None or redact_url(base_url) != recorded:
+        raise UserError(
+            f"{directory} was run against {recorded or 'the provider default'}; --base-url "
+            f"{redact_url(base_url)} is another server (a resumed run keeps its model)"
+        )
+    return spec.model_copy(update={"base_url": base_url})
 
 
 def register(app: typer.Typer) -> None:

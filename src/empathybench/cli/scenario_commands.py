@@ -14,6 +14,7 @@ from rich.table import Table
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
+from empathybench.runtime.output_guard import check_output_file, has_fields, path_parser
 from empathybench.scenarios.generator import KIND_CODES, generate_records, space_report
 from empathybench.scenarios.suites import (
     bundled_suites,
@@ -57,14 +58,21 @@ def _generate(
             "Default: the standard composition."
         ),
     ] = None,
-    output: Annotated[Path, typer.Option("-o", "--output", help="JSONL file to write.")] = Path(
-        "scenarios.jsonl"
-    ),
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", help="JSONL file to write.", parser=path_parser("-o")),
+    ] = Path("scenarios.jsonl"),
     template_version: Annotated[str, typer.Option(help="Template version.")] = (
         DEFAULT_TEMPLATE_VERSION
     ),
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an -o file that is not a suite.")
+    ] = False,
 ) -> None:
     """Generate N distinct scenarios as JSONL (streamed; memory stays flat)."""
+    check_output_file(
+        output, kind="suite (scenario JSONL)", same_kind=has_fields("id", "kind"), force=force
+    )
     mix = parse_kinds(kinds)
     scenarios = generate_records(n, seed, mix, template_version)
     first = next(scenarios)  # surfaces input errors before any file or progress bar appears

@@ -134,10 +134,11 @@ def _export(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
 
 def _import(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
     """Add votes from a CSV (an export or a form tool's sheet); exit 1 if rows were refused."""
+    from empathybench.runtime.directory_lock import hold_directory
     from empathybench.survey.results import import_votes_csv
     from empathybench.survey.session import SurveySession
 
-    with SurveySession.open(survey_dir) as session:
+    with SurveySession.open(survey_dir) as session, hold_directory(survey_dir):
         report = import_votes_csv(csv_path, session)
     console.print(
         f"added {report.added}, duplicates {report.duplicates}, rejected {len(report.rejected)}",

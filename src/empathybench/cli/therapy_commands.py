@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from empathybench.cli.console import console
-from empathybench.cli.judge_commands import judge_specs, split_judges
+from empathybench.cli.judge_commands import judge_specs, report_judge_failures, split_judges
 from empathybench.cli.run_commands import AnswerModeOption, parse_options, print_run_totals
 from empathybench.judging.llm_judge import JudgeSettings
 from empathybench.judging.offline_judge import OFFLINE_JUDGE, judge_label
@@ -18,6 +18,8 @@ from empathybench.models.base import GenerationParams
 from empathybench.models.registry import parse_model_id, resolve_answer_mode, resolve_api_key
 from empathybench.runner import RunOptions, execute_run
 from empathybench.runtime.cache import default_cache_path
+from empathybench.runtime.directory_lock import hold_directory
+from empathybench.runtime.output_guard import check_output_file, has_fields, path_parser
 from empathybench.runtime.run_store import RunStore
 from empathybench.therapy.prompt import THERAPIST_MAX_TOKENS
 from empathybench.therapy.questions import (
@@ -54,9 +56,19 @@ def _questions_command(
     limit: Annotated[int | None, typer.Option(help="Keep the first N questions.")] = None,
     question_column: Annotated[str | None, typer.Option(help="Column of the questions.")] = None,
     answer_column: Annotated[str | None, typer.Option(help="Column of the answers.")] = None,
-    out: Annotated[Path | None, typer.Option(help="Write the questions as JSONL.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Write the questions as JSONL.", parser=path_parser("--out")),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an --out file that is not a question set.")
+    ] = False,
 ) -> None:
     """Load and preprocess questions (skip empty, drop duplicates, first N); optionally save."""
+    if out is not None:
+        check_output_file(
+            out, kind="question set (JSONL)", same_kind=has_fields("id", "question"), force=force
+        )
     questions = load_questions(
         source, limit=limit, question_column=question_column, answer_column=answer_column
     )
@@ -117,24 +129,25 @@ def _run(
         answer_mode = RunStore(earlier).read_manifest().answer_mode
     mode = resolve_answer_mode(spec, answer_mode)
     resolve_api_key(spec)
-    opened = Study.create_or_open(study, loaded)
-    question_set = opened.question_set()
-    options = RunOptions(
-        suite=question_set,
-        suite_source=str(study / "questions.jsonl"),
-        spec=spec,
-        run_dir=opened.run_dir(spec.id),
-        epochs=epochs,
-        max_connections=max_connections
-        or int(spec.options.get("batch_size", DEFAULT_CONNECTIONS.get(provider, 8))),
-        requests_per_minute=rpm,
-        cache_path=None if no_cache else (cache or default_cache_path()),
-        show_progress=not no_progress,
-        answer_mode=mode,
-    )
-    result = asyncio.run(execute_run(options))
-    print_run_totals(result)
-    console.print(f"study {study}: sources {', '.join(opened.sources())}", highlight=False)
+    with hold_directory(study):  # one process per study at a time
+        opened = Study.create_or_open(study, loaded)
+        question_set = opened.question_set()
+        options = RunOptions(
+            suite=question_set,
+            suite_source=str(study / "questions.jsonl"),
+            spec=spec,
+            run_dir=opened.run_dir(spec.id),
+            epochs=epochs,
+            max_connections=max_connections
+            or int(spec.options.get("batch_size", DEFAULT_CONNECTIONS.get(provider, 8))),
+            requests_per_minute=rpm,
+            cache_path=None if no_cache else (cache or default_cache_path()),
+            show_progress=not no_progress,
+            answer_mode=mode,
+        )
+        result = asyncio.run(execute_run(options))
+        print_run_totals(result)
+        console.print(f"study {study}: sources {', '.join(opened.sources())}", highlight=False)
     if result.manifest.status != "complete":
         raise typer.Exit(1)
 
@@ -178,8 +191,10 @@ def _judge(
         )
     )
     judges = ", ".join(judge_label(j) for j in offline + llm)
+    failed = sum(p.failed for p in result.passes)
     console.print(
-        f"judged {result.judged} answer(s) with {judges}; {result.skipped} already judged",
+        f"judged {result.judged - failed} answer(s) with {judges}, {failed} failed; "
+        f"{result.skipped} already judged",
         highlight=False,
     )
     for decision in result.decisions:
@@ -189,6 +204,7 @@ def _judge(
                 f"{decision.decision.reason}",
                 highlight=False,
             )
+    report_judge_failures([(p.judge, p.attempted, p.failed, p.first_error) for p in result.passes])
 
 
 @therapy_app.command("report")

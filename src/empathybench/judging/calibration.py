@@ -21,6 +21,7 @@ from empathybench.judging.llm_judge import JudgeSettings, judge_response
 from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.models.base import ModelAPI
 from empathybench.runtime.cache import ResponseCache
+from empathybench.runtime.concurrency import check_connections
 from empathybench.types import Record, Scenario, Verdict
 
 BUNDLED_LABELS = "calibration-v1"
@@ -167,6 +168,7 @@ async def check_judge_against_labels(
     cache: ResponseCache | None,
     max_connections: int = 8,
 ) -> CalibrationReport:
+    check_connections(max_connections)
     semaphore = asyncio.Semaphore(max_connections)
 
     async def one(record: LabelledResponse) -> Verdict:

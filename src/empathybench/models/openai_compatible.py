@@ -36,6 +36,7 @@ from empathybench.models.http_errors import (
     token_count,
 )
 from empathybench.models.registry import guided_unsupported, resolve_api_key
+from empathybench.runtime.url_secrets import redact_url
 from empathybench.types import ChatMessage
 
 NO_KEY = "not-needed"
@@ -70,7 +71,8 @@ class OpenAICompatibleModel:
         )
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.spec.id!r}, base_url={self.spec.base_url!r})"
+        url = redact_url(self.spec.base_url) if self.spec.base_url else None
+        return f"{type(self).__name__}({self.spec.id!r}, base_url={url!r})"
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
         try:

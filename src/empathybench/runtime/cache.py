@@ -90,6 +90,11 @@ class ResponseCache:
                 (key, model_id, output.model_dump_json(), created),
             )
 
+    def discard(self, key: str) -> None:
+        """Forget ``key`` (an answer that turned out unusable must not be served again)."""
+        with self._lock:
+            self._connection.execute("DELETE FROM responses WHERE key = ?", (key,))
+
     def __len__(self) -> int:
         with self._lock:
             return int(self._connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0])

@@ -9,7 +9,15 @@ from typing import TypeVar
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from empathybench.errors import ParameterError
+
 ItemT = TypeVar("ItemT")
+
+
+def check_connections(max_connections: int) -> None:
+    """Zero or fewer connections would do nothing (or wait forever): refuse them."""
+    if max_connections < 1:
+        raise ParameterError("max_connections", f"must be at least 1, got {max_connections}")
 
 
 async def for_each_concurrently(
@@ -24,6 +32,7 @@ async def for_each_concurrently(
 
     Workers pull from one shared iterator, so a slow item never holds back the others.
     """
+    check_connections(max_connections)
     work: Iterator[ItemT] = iter(items)
     done = 0
     progress = Progress(

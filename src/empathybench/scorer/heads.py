@@ -46,7 +46,9 @@ class HeadConfig(Record):
     task: Literal["empathy", "judge"]
     encoder: str
     encoder_dimension: int
-    features: Literal["response", "response+context"]
+    features: Literal["response", "response+context", "response+signals"]
+    signals: list[str] = Field(default_factory=list)
+    """For ``response+signals``: the names of the reply signals after the embedding, in order."""
     targets: list[str]
     target_low: float
     target_high: float

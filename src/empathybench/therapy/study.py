@@ -23,6 +23,7 @@ from pydantic import Field
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json, read_json_record, read_records
 from empathybench.runtime.append_log import AppendLog, ItemKey
+from empathybench.runtime.directory_lock import LOCK_FILE
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.run_store import RunStore, judge_slug
 from empathybench.therapy.prompt import (
@@ -90,7 +91,7 @@ class Study:
             return study
         if questions is None:
             raise UserError(f"{directory}: no study here yet; give --questions to start one")
-        if directory.exists() and any(directory.iterdir()):
+        if directory.exists() and any(p.name != LOCK_FILE for p in directory.iterdir()):
             raise UserError(f"{directory}: exists and is not a therapy study directory")
         write_questions(directory / QUESTIONS_FILE, questions.questions)
         study.write_info(
