@@ -20,6 +20,7 @@ from empathybench.models.openai_compatible import chat_request_body
 from empathybench.models.registry import parse_model_id
 from empathybench.prompts.strategies import get_strategy
 from empathybench.runner import RunOptions, RunResult, _prepare, execute_run
+from empathybench.runtime.batch import has_open_batches
 from empathybench.runtime.run_store import RunStore
 from empathybench.types import Suite
 from tests.fakes.fake_batch_server import FakeBatchServer
@@ -207,3 +208,21 @@ def test_transient_poll_failures_are_ridden_out_but_a_lasting_one_stops_the_run_
         assert [b["collected"] for b in ledger(tmp_path / "s")] == [False]
         assert run(options).manifest.status == "complete"
     assert server.submissions == 2
+
+
+def test_an_open_batch_whose_answers_were_already_recorded_is_closed_not_fetched_again(
+    provider: str, small_suite: Suite, tmp_path: Path
+) -> None:
+    with FakeBatchServer() as server:
+        options = options_for(
+            spec_for(provider, server), small_suite, tmp_path / "r", tmp_path / "c"
+        )
+        run(options)
+        path = tmp_path / "r" / "batches.json"
+        data = json.loads(path.read_text())
+        data["batches"][0]["collected"] = False  # as if killed between recording and marking
+        path.write_text(json.dumps(data))
+        assert has_open_batches(tmp_path / "r")
+        again = run(options)
+    assert server.submissions == 1 and again.skipped == N
+    assert not has_open_batches(tmp_path / "r")

@@ -406,8 +406,6 @@ async def _answer_in_batches(
         entry = BatchEntry(item.id, epoch, key, request)
         entries.append(entry)
         commons[entry.slot] = common
-    if not entries:
-        return []
 
     def on_result(entry: BatchEntry, result: ModelOutput | CallError) -> None:
         common = commons[entry.slot]

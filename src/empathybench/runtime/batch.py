@@ -210,6 +210,9 @@ async def answer_in_batches(
         if any(slot in by_slot for slot in batch.entries.values()):
             adopted.append(batch)
             held.update(batch.entries.values())
+        else:  # its answers were recorded before a crash could mark it: nothing left to fetch
+            batch.collected = True
+            ledger.save()
     fresh = [entry for entry in pending if entry.slot not in held]
     for start in range(0, len(fresh), api.max_requests):
         chunk = fresh[start : start + api.max_requests]
