@@ -226,3 +226,18 @@ def test_an_open_batch_whose_answers_were_already_recorded_is_closed_not_fetched
         again = run(options)
     assert server.submissions == 1 and again.skipped == N
     assert not has_open_batches(tmp_path / "r")
+
+
+def test_a_refused_submission_is_one_clear_error_and_records_nothing(
+    provider: str, small_suite: Suite, tmp_path: Path
+) -> None:
+    with FakeBatchServer() as server:
+        server.refuse_with = 401
+        options = options_for(
+            spec_for(provider, server), small_suite, tmp_path / "r", tmp_path / "c"
+        )
+        with pytest.raises(UserError, match="HTTP 401: invalid x-api-key"):
+            run(options)
+    assert server.submissions == 0
+    assert not (tmp_path / "r" / "batches.json").exists()
+    assert RunStore(tmp_path / "r").read_responses() == []

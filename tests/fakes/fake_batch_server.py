@@ -56,9 +56,11 @@ class FakeBatchServer:
         """Every request body submitted, in order (OpenAI ``body`` / Anthropic ``params``)."""
         self.submissions = 0
         self.sync_calls = 0
+        """Synchronous ``/v1/chat/completions`` and ``/v1/messages`` calls (answered at once)."""
         self.poll_errors = 0
         """Answer this many status reads with HTTP 503 first."""
-        """Synchronous ``/v1/chat/completions`` and ``/v1/messages`` calls (answered at once)."""
+        self.refuse_with: int | None = None
+        """Refuse every batch creation with this HTTP status (e.g. 401: a bad key)."""
         self._batches: dict[str, _Batch] = {}
         self._files: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -156,6 +158,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         fake = self.server.fake
+        if fake.refuse_with is not None and self.path.endswith("batches"):
+            self._body()
+            self._send(fake.refuse_with, {"error": {"message": "invalid x-api-key"}})
+            return
         if self.path == "/v1/files":
             raw = self._body()
             message = email.message_from_bytes(

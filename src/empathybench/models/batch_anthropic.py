@@ -42,8 +42,7 @@ class AnthropicBatchAPI:
         return {**message_params(self.spec, request), **extra}
 
     async def submit(self, requests: dict[str, ModelRequest]) -> str:
-        batch = await self._http.json(
-            "POST",
+        return await self._http.created_id(
             f"{self._base}/v1/messages/batches",
             json={
                 "requests": [
@@ -52,7 +51,6 @@ class AnthropicBatchAPI:
                 ]
             },
         )
-        return str(batch["id"])
 
     async def status(self, batch_id: str) -> BatchStatus:
         batch = await self._http.json("GET", f"{self._base}/v1/messages/batches/{batch_id}")

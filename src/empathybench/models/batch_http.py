@@ -58,6 +58,13 @@ class BatchHTTP:
             raise UserError(f"batch API {method} {url}: the answer is not a JSON object")
         return body
 
+    async def created_id(self, url: str, **kwargs: Any) -> str:
+        """POST ``url`` and return the ``id`` of what it created."""
+        created = (await self.json("POST", url, **kwargs)).get("id")
+        if not isinstance(created, str) or not created:
+            raise UserError(f"batch API POST {url}: the answer holds no id")
+        return created
+
     async def jsonl(self, url: str) -> list[dict[str, Any]]:
         """The JSON objects of a JSONL download (a line that is not one is skipped)."""
         response = await self.request("GET", url)

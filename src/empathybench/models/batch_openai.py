@@ -48,22 +48,19 @@ class OpenAIBatchAPI:
             )
             for custom_id, request in requests.items()
         ]
-        upload = await self._http.json(
-            "POST",
+        upload = await self._http.created_id(
             f"{self._base}/files",
             data={"purpose": "batch"},
             files={"file": ("batch.jsonl", "\n".join(lines).encode(), "application/jsonl")},
         )
-        batch = await self._http.json(
-            "POST",
+        return await self._http.created_id(
             f"{self._base}/batches",
             json={
-                "input_file_id": upload.get("id"),
+                "input_file_id": upload,
                 "endpoint": ENDPOINT,
                 "completion_window": "24h",
             },
         )
-        return str(batch["id"])
 
     async def status(self, batch_id: str) -> BatchStatus:
         batch = await self._http.json("GET", f"{self._base}/batches/{batch_id}")
@@ -77,8 +74,10 @@ class OpenAIBatchAPI:
         if state in ("expired", "cancelled"):
             problem = state
         elif state == "failed":
-            errors = (batch.get("errors") or {}).get("data") or [{}]
-            problem = f"failed: {errors[0].get('message', 'no reason given')}"
+            errors = batch.get("errors")
+            data = errors.get("data") if isinstance(errors, dict) else None
+            first = data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else {}
+            problem = f"failed: {first.get('message', 'no reason given')}"
         elif state != "completed":
             problem = f"ended as {state}"
         return BatchStatus(ended=True, done=done, total=total, problem=problem)
