@@ -42,7 +42,7 @@ from empathybench.prompts.answer_guide import answer_guide
 from empathybench.prompts.strategies import Strategy, apply_strategy, get_strategy
 from empathybench.runtime import provenance
 from empathybench.runtime.batch import BatchEntry, answer_in_batches, create_batch_api
-from empathybench.runtime.cache import ResponseCache, cache_key
+from empathybench.runtime.cache import ResponseCache, cache_key, check_cache_path
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.pricing import Price
 from empathybench.runtime.retry import RateLimiter, call_with_retries
@@ -60,6 +60,11 @@ from empathybench.types import (
     Suite,
     SuiteRef,
     TokenUsage,
+)
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_number,
 )
 
 
@@ -116,6 +121,22 @@ class RunOptions:
     judging: JudgeRequest | None = None
     """The judges the caller will score with, recorded for ``run --resume`` (None: keep
     what the manifest says)."""
+
+
+MAX_EPOCHS = 1000
+"""Most answers per item a run takes (the item list is built up front)."""
+
+
+def check_run_options(options: RunOptions) -> None:
+    """Refuse out-of-range settings before any file is written or model called."""
+    check_count("epochs", options.epochs, maximum=MAX_EPOCHS)
+    check_count("limit", options.limit)
+    check_count("max_connections", options.max_connections)
+    check_count("max_attempts", options.max_attempts)
+    check_number("requests_per_minute", options.requests_per_minute, above=0)
+    check_number("max_backoff_s", options.max_backoff_s, minimum=0)
+    check_directory_target("run_dir", options.run_dir)
+    check_cache_path(options.cache_path)
 
 
 @dataclass
@@ -469,10 +490,7 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
 
 
 async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult:
-    if options.epochs < 1:
-        raise UserError("--epochs must be at least 1")
-    if options.max_connections < 1:
-        raise UserError("--max-connections must be at least 1")
+    check_run_options(options)
     strategy = get_strategy(options.strategy)
     answer_mode = run_answer_mode(
         options.spec, options.strategy, options.answer_mode, options.suite

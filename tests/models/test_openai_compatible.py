@@ -249,8 +249,8 @@ def test_keyless_provider_sends_a_placeholder(
 
 @pytest.mark.parametrize("timeout", ["soon", 0, -1, True])
 def test_bad_timeout_option_is_a_user_error(server: FakeLLMServer, timeout: object) -> None:
-    spec = parse_model_id("openai/gpt-test", options={"timeout": timeout})  # type: ignore[dict-item]
-    with pytest.raises(UserError, match="timeout"):
+    with pytest.raises(UserError, match="timeout"):  # refused by parse_model_id or the adapter
+        spec = parse_model_id("openai/gpt-test", options={"timeout": timeout})  # type: ignore[dict-item]
         OpenAICompatibleModel(spec)
 
 

@@ -409,11 +409,17 @@ def load_run_data(run_dir: Path, *, judges: list[str] | None = None) -> RunData:
     missing = [judge for judge in judges if judge not in recorded]
     if missing:
         raise UserError(f"{run_dir}: no verdicts from {', '.join(missing)}")
+    responses = store.latest_responses()
+    if not responses:
+        raise UserError(
+            f"{run_dir}: the run has no responses yet; finish it with "
+            f"`empathybench run --resume {run_dir}` before reporting on it"
+        )
     return RunData(
         directory=run_dir,
         manifest=manifest,
         suite=suite,
-        responses=store.latest_responses(),
+        responses=responses,
         verdicts={judge: store.verdicts(judge).latest() for judge in judges},
     )
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.markup import escape
 
 from empathybench.cli.annotate_commands import register as register_annotate_commands
 from empathybench.cli.audit_commands import register as register_audit_commands
 from empathybench.cli.console import err_console
+from empathybench.cli.errors import EXIT_USER_ERROR, ReportingGroup, print_error
 from empathybench.cli.export_commands import register as register_export_commands
 from empathybench.cli.judge_commands import register as register_judge_commands
 from empathybench.cli.original_commands import register as register_original_commands
@@ -29,6 +29,7 @@ from empathybench.errors import UserError
 
 app = typer.Typer(
     name="empathybench",
+    cls=ReportingGroup,
     help="Measure, explain and steer the empathy of large language models.",
     no_args_is_help=False,
     add_completion=False,
@@ -67,17 +68,13 @@ register_annotate_commands(app)
 register_original_commands(app)
 register_export_commands(app)
 
-EXIT_USER_ERROR = 2
-
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script."""
     try:
         app(args=argv, standalone_mode=True)
     except UserError as error:
-        err_console.print(
-            f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True
-        )
+        print_error(str(error))
         sys.exit(EXIT_USER_ERROR)
     except KeyboardInterrupt:
         err_console.print("interrupted")

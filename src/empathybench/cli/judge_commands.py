@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -14,22 +13,31 @@ from empathybench.analysis.summary import build_run_summary
 from empathybench.cli.console import console, err_console
 from empathybench.cli.summary_view import print_summary
 from empathybench.errors import UserError
+from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.calibration import (
     BUNDLED_LABELS,
     CalibrationReport,
+    DimensionAgreement,
     LabelledResponse,
     check_judge_against_labels,
     load_labels,
 )
 from empathybench.judging.llm_judge import JudgeSettings
-from empathybench.judging.offline_judge import judge_label
+from empathybench.judging.offline_judge import check_offline_judge, judge_label
 from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.base import ModelSpec
 from empathybench.models.registry import create_model, parse_model_id, resolve_api_key
-from empathybench.runtime.cache import ResponseCache, default_cache_path
+from empathybench.runtime.cache import ResponseCache, check_cache_path, default_cache_path
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.output_guard import check_output_file, has_fields
 from empathybench.runtime.run_store import RunStore
+from empathybench.validation import (
+    check_count,
+    check_existing_directory,
+    check_file_target,
+    check_seed,
+    check_url,
+)
 
 
 def judge_specs(
@@ -138,6 +146,14 @@ def _judge(
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
 ) -> None:
     """Score an existing run with LLM judges or the offline judge (models are not re-run)."""
+    check_existing_directory("run_dir", run_dir)
+    check_count("max_connections", max_connections)
+    check_count("max_reasks", max_reasks, minimum=0)
+    check_url("base_url", base_url)
+    check_cache_path(cache)
+    check_seed("seed", seed)
+    for judge_id in judge:
+        check_offline_judge(judge_id)
     from empathybench.cli.run_commands import parse_options
 
     offline, llm = split_judges(judge)
@@ -182,6 +198,10 @@ def _judge_check(
     ] = False,
 ) -> None:
     """Report a judge's agreement with human labels (Spearman; Cohen's kappa on bins)."""
+    check_count("max_connections", max_connections)
+    check_url("base_url", base_url)
+    check_file_target("output", output)
+    check_offline_judge(judge)
     if output is not None:  # before any call is spent
         check_output_file(
             output,
@@ -204,7 +224,7 @@ def _judge_check(
         report, f"{judge_label(report.judge)} against {labels} ({report.items} labelled responses)"
     )
     if output is not None:
-        output.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        atomic_write_text(output, pretty_json(report))
         console.print(f"wrote {output}")
 
 
@@ -250,23 +270,45 @@ def _llm_check(
 
 
 def print_agreement(report: CalibrationReport, title: str) -> None:
-    """Agreement of a judge with labels, one row per text dimension."""
+    """Agreement of a judge with labels, one row per text dimension, with its bias and the
+    reply-length baseline."""
     table = Table(title=title)
-    for column in ("dimension", "n", "Spearman", "kappa", "kappa q", "labels", "judge", "unscored"):
+    columns = (
+        "dimension",
+        "n",
+        "Spearman",
+        "length ρ",
+        "kappa",
+        "kappa q",
+        "labels",
+        "judge",
+        "bias [95% CI]",
+        "unscored",
+    )
+    for column in columns:
         table.add_column(column, justify="left" if column == "dimension" else "right")
 
     def fmt(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
+
+    def bias(row: DimensionAgreement) -> str:
+        if row.bias is None:
+            return "-"
+        if row.bias_low is None or row.bias_high is None:
+            return f"{row.bias:+.3f}"
+        return f"{row.bias:+.3f} [{row.bias_low:+.3f}, {row.bias_high:+.3f}]"
 
     for row in report.dimensions:
         table.add_row(
             row.dimension,
             str(row.n),
             fmt(row.spearman),
+            fmt(row.length_spearman),
             fmt(row.kappa),
             fmt(row.kappa_quadratic),
             fmt(row.human_mean),
             fmt(row.judge_mean),
+            bias(row),
             str(row.judge_unscored),
         )
     console.print(table)
@@ -277,8 +319,10 @@ def print_agreement(report: CalibrationReport, title: str) -> None:
             highlight=False,
         )
     console.print(
-        "kappa: Cohen's kappa on scores binned to 0 / 0.5 / 1 (q = quadratic weights); "
-        "labels / judge: mean score",
+        "length ρ: Spearman of reply length (words; 0 when the no-reply rule fires) with the "
+        "labels, the trivial baseline; kappa: Cohen's kappa on scores binned to 0 / 0.5 / 1 "
+        "(q = quadratic weights); labels / judge: mean score; bias: judge mean − label mean, "
+        "95% bootstrap CI over scenarios",
         highlight=False,
     )
 

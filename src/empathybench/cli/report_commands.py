@@ -24,6 +24,12 @@ from empathybench.report.tables import (
 )
 from empathybench.runtime.output_guard import check_output_directory
 from empathybench.types import DIMENSIONS
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_seed,
+    check_url,
+)
 
 MaxFailedOption = Annotated[
     float,
@@ -73,6 +79,8 @@ def _report(
     force: ForceOption = False,
 ) -> None:
     """Write summary.json, tables (Markdown, CSV), figures (PNG, SVG) and report.html."""
+    check_directory_target("output", output)
+    check_seed("seed", seed)
     from empathybench.report.run_report import write_report
     from empathybench.runtime.run_store import MANIFEST
 
@@ -103,6 +111,8 @@ def _leaderboard(
 ) -> None:
     """Rank comparable finished runs (same suite, judges and rubric) with CIs and neighbour
     tests; unfinished runs and runs with many failed calls are listed apart."""
+    check_directory_target("output", output)
+    check_seed("seed", seed)
     from empathybench.analysis.leaderboard import build_leaderboard
     from empathybench.analysis.run_sets import load_runs
     from empathybench.report.leaderboard_report import leaderboard_table, write_leaderboard
@@ -159,6 +169,9 @@ def _item_analysis(
     force: ForceOption = False,
 ) -> None:
     """Per-item difficulty and discrimination; flags items to audit (possible flawed keys)."""
+    check_directory_target("output", output)
+    check_count("max_connections", max_connections)
+    check_url("base_url", base_url)
     from empathybench.analysis.item_analysis import analyse_items
     from empathybench.analysis.run_sets import load_runs, run_labels
     from empathybench.report.item_report import write_item_analysis

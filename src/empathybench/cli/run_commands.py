@@ -20,11 +20,16 @@ from empathybench.cli.judge_commands import (
 from empathybench.cli.summary_view import print_summary
 from empathybench.errors import UserError
 from empathybench.judging.families import check_judge
-from empathybench.judging.offline_judge import OFFLINE_JUDGE, offline_judge_available
+from empathybench.judging.offline_judge import (
+    OFFLINE_JUDGE,
+    check_offline_judge,
+    offline_judge_available,
+)
 from empathybench.models.base import GenerationParams, ModelSpec
 from empathybench.models.local_weights import INSTALL_HINT
 from empathybench.models.registry import parse_model_id, resolve_api_key
 from empathybench.runner import (
+    MAX_EPOCHS,
     RunOptions,
     RunResult,
     execute_run,
@@ -33,7 +38,7 @@ from empathybench.runner import (
     select_items,
 )
 from empathybench.runtime.batch import batch_unsupported, has_open_batches
-from empathybench.runtime.cache import default_cache_path
+from empathybench.runtime.cache import check_cache_path, default_cache_path
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.output_guard import check_output_directory, path_parser
 from empathybench.runtime.pricing import load_prices
@@ -41,6 +46,17 @@ from empathybench.runtime.run_store import MANIFEST, RunStore
 from empathybench.runtime.url_secrets import REDACTED, redact_url
 from empathybench.scenarios.suites import load_suite
 from empathybench.types import JudgeRequest, RunManifest
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_exclusive,
+    check_existing_directory,
+    check_existing_file,
+    check_number,
+    check_seed,
+    check_url,
+    validated,
+)
 
 DEFAULT_SUITE = "standard-v1"
 DEFAULT_MODEL = "local/smollm2"
@@ -67,6 +83,16 @@ def parse_options(pairs: list[str]) -> dict[str, str | int | float | bool]:
                     continue
         options[key] = value
     return options
+
+
+def check_generation(
+    *, temperature: float | None, top_p: float | None, max_tokens: int | None, seed: int | None
+) -> None:
+    """The sampling settings every model command takes, checked before any call."""
+    check_number("temperature", temperature, minimum=0, maximum=2)
+    check_number("top_p", top_p, above=0, maximum=1)
+    check_count("max_tokens", max_tokens)
+    check_seed("seed", seed)
 
 
 def default_run_dir(suite: str, model_id: str, strategy: str, answer_mode: str = "free") -> Path:
@@ -180,6 +206,21 @@ def _run(
     ] = False,
 ) -> None:
     """Run a suite through a model (default: standard-v1 on the bundled local/smollm2)."""
+    check_exclusive({"judge": bool(judge), "no_judge": no_judge})
+    check_directory_target("run_dir", run_dir)
+    check_existing_directory("resume", resume)
+    check_generation(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
+    check_count("epochs", epochs, maximum=MAX_EPOCHS)
+    check_count("limit", limit)
+    check_count("max_attempts", max_attempts)
+    check_count("max_connections", max_connections)
+    check_number("rpm", rpm, above=0)
+    check_url("base_url", base_url)
+    check_url("judge_base_url", judge_base_url)
+    check_cache_path(cache)
+    check_existing_file("prices", prices)
+    for judge_id in judge or []:
+        check_offline_judge(judge_id)
     if resume is not None:
         manifest = RunStore(resume).read_manifest()
         if answer_mode is not None and answer_mode != manifest.answer_mode:
@@ -204,11 +245,14 @@ def _run(
         request = resumed_judging(manifest, judge, no_judge, judge_base_url, resume)
     else:
         provider = model.partition("/")[0]
-        params = GenerationParams(
+        params = validated(
+            GenerationParams,
             temperature=temperature,
             top_p=top_p,
             seed=seed,
-            max_tokens=max_tokens or DEFAULT_MAX_TOKENS.get(provider, 400),
+            max_tokens=max_tokens
+            if max_tokens is not None
+            else DEFAULT_MAX_TOKENS.get(provider, 400),
         )
         spec = parse_model_id(
             model,
@@ -232,7 +276,8 @@ def _run(
             limit=limit,
             kinds=kind_list,
             max_connections=max_connections
-            or int(spec.options.get("batch_size", DEFAULT_CONNECTIONS.get(provider, 8))),
+            if max_connections is not None
+            else int(spec.options.get("batch_size", DEFAULT_CONNECTIONS.get(provider, 8))),
             requests_per_minute=rpm,
             answer_mode=mode,
         )

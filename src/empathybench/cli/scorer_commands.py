@@ -98,7 +98,7 @@ def judge_reports(judge: Any, test: list[Any], test_name: str) -> dict[str, Any]
 def _judge_training_data(
     data: str | None, from_run: Path | None, judge: str | None
 ) -> tuple[list[Any], list[Any], dict[str, Any]]:
-    from empathybench.judging.offline_data import load_judge_labels
+    from empathybench.judging.offline_data import DEFAULT_JUDGE_TRAINING, load_judge_labels
     from empathybench.judging.offline_runs import labels_from_run
 
     if from_run is not None:
@@ -109,7 +109,7 @@ def _judge_training_data(
     else:
         if judge:
             raise UserError("--judge is only used with --from-run")
-        labels = load_judge_labels(data)
+        labels = load_judge_labels(data or ",".join(DEFAULT_JUDGE_TRAINING))
         records, info = labels.records, {"name": labels.name, "sha256": labels.sha256}
     train = [r for r in records if r.split != "test"]
     test = [r for r in records if r.split == "test"]
@@ -143,6 +143,22 @@ def _train(
     augment: Annotated[
         bool, typer.Option(help="Also train on perturbed copies of each training text.")
     ] = False,
+    features: Annotated[
+        str,
+        typer.Option(
+            help="Judge heads: response+context+signals (judge-v2) or response+context (judge-v1)."
+        ),
+    ] = "response+context+signals",
+    calibration: Annotated[
+        str,
+        typer.Option(help="Judge heads: linear, isotonic or none (cross-fitted by scenario)."),
+    ] = "linear",
+    solver: Annotated[
+        str, typer.Option(help="adamw (the seed's recipe) or ridge (closed form, linear head).")
+    ] = "adamw",
+    ridge_penalty: Annotated[
+        float, typer.Option(min=1e-6, help="L2 penalty for --solver ridge.")
+    ] = 3000.0,
 ) -> None:
     """Train a head on a frozen encoder (AdamW, MSE; defaults from the seed study)."""
     from empathybench.scorer.heads import TrainingSettings
@@ -151,12 +167,18 @@ def _train(
         task = "judge"
     if task not in ("empathy", "judge"):
         raise UserError(f"unknown task {task!r}: use empathy or judge")
+    if solver not in ("adamw", "ridge"):
+        raise UserError(f"unknown solver {solver!r}: use adamw or ridge")
+    if solver == "ridge" and hidden_size != 0:
+        raise UserError("--solver ridge fits a linear head: add --hidden-size 0")
     settings = TrainingSettings(
         epochs=epochs,
         learning_rate=learning_rate,
         batch_size=batch_size,
         seed=seed,
         augment=augment,
+        solver=solver,
+        ridge_penalty=ridge_penalty,
     )
     if task == "empathy":
         from empathybench.scorer.empathy_data import BUNDLED_EMPATHY_LABELS, load_empathy_labels
@@ -183,6 +205,8 @@ def _train(
 
         if augment:
             raise UserError("--augment applies to the empathy scorer only")
+        if calibration not in ("isotonic", "linear", "none"):
+            raise UserError(f"unknown calibration {calibration!r}: use isotonic, linear or none")
         train, test, info = _judge_training_data(data, from_run, judge)
         trained = train_offline_judge(
             train,
@@ -191,12 +215,15 @@ def _train(
             settings=settings,
             hidden_size=hidden_size,
             dropout=dropout,
+            feature_set=features,
+            calibration=None if calibration == "none" else calibration,  # type: ignore[arg-type]
+            calibration_version=f"{output.name}-calibration",
         )
         trained.id = f"offline:{output.name}"
         _print_training(trained.head.config.loss_history)
         metrics = judge_reports(trained, test, f"{info['name']} (test split)")
         trained.head.config = trained.head.config.model_copy(update={"metrics": metrics})
-        trained.head.save(output)
+        trained.save(output)
     console.print(f"saved head to {output}", highlight=False)
 
 
@@ -317,11 +344,16 @@ def _eval(
     if loaded.config.task == "empathy":
         _write_json(output, _evaluate_empathy_head(loaded, data, split, batch, messages, resamples))
     else:
-        from empathybench.judging.offline_data import load_judge_labels
-        from empathybench.judging.offline_judge import OfflineJudge
+        from empathybench.judging.judge_calibration import load_calibration
+        from empathybench.judging.offline_data import DEFAULT_JUDGE_TRAINING, load_judge_labels
+        from empathybench.judging.offline_judge import OfflineJudge, head_directory
 
-        judge = OfflineJudge(loaded, judge_id=f"offline:{head.name}" if head else "offline")
-        labels = load_judge_labels(data)
+        judge = OfflineJudge(
+            loaded,
+            judge_id=f"offline:{head.name}" if head else "offline",
+            calibration=load_calibration(head if head else head_directory("offline")),
+        )
+        labels = load_judge_labels(data or ",".join(DEFAULT_JUDGE_TRAINING))
         test = [r for r in labels.records if r.split == "test"]
         _write_json(output, judge_reports(judge, test, f"{labels.name} (test split)"))
 

@@ -11,13 +11,18 @@ from rich.table import Table
 
 from empathybench.cli.console import console
 from empathybench.cli.judge_commands import judge_specs, report_judge_failures, split_judges
-from empathybench.cli.run_commands import AnswerModeOption, parse_options, print_run_totals
+from empathybench.cli.run_commands import (
+    AnswerModeOption,
+    check_generation,
+    parse_options,
+    print_run_totals,
+)
 from empathybench.judging.llm_judge import JudgeSettings
 from empathybench.judging.offline_judge import OFFLINE_JUDGE, judge_label
 from empathybench.models.base import GenerationParams
 from empathybench.models.registry import parse_model_id, resolve_answer_mode, resolve_api_key
 from empathybench.runner import RunOptions, execute_run
-from empathybench.runtime.cache import default_cache_path
+from empathybench.runtime.cache import check_cache_path, default_cache_path
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.output_guard import check_output_file, has_fields, path_parser
 from empathybench.runtime.run_store import RunStore
@@ -29,6 +34,15 @@ from empathybench.therapy.questions import (
     write_questions,
 )
 from empathybench.therapy.study import Study
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_existing_directory,
+    check_file_target,
+    check_number,
+    check_seed,
+    check_url,
+)
 
 therapy_app = typer.Typer(
     help="The therapy track: counselling questions under the seed's therapist prompt.",
@@ -65,6 +79,8 @@ def _questions_command(
     ] = False,
 ) -> None:
     """Load and preprocess questions (skip empty, drop duplicates, first N); optionally save."""
+    check_count("limit", limit)
+    check_file_target("out", out)
     if out is not None:
         check_output_file(
             out, kind="question set (JSONL)", same_kind=has_fields("id", "question"), force=force
@@ -113,6 +129,14 @@ def _run(
     Guided answers (the default for local models) end on their own: the local engine stops
     at the end of the turn or at a new speaker line and holds back repetition loops.
     """
+    check_directory_target("study", study)
+    check_count("limit", limit)
+    check_count("epochs", epochs)
+    check_generation(temperature=temperature, top_p=None, max_tokens=max_tokens, seed=seed)
+    check_count("max_connections", max_connections)
+    check_number("rpm", rpm, above=0)
+    check_url("base_url", base_url)
+    check_cache_path(cache)
     if questions is None and not Study(study).exists():
         questions = BUNDLED_SAMPLE
     loaded = _questions(questions, limit, question_column, answer_column)
@@ -174,6 +198,11 @@ def _judge(
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
 ) -> None:
     """Score every source's answers on cognitive, emotional and behavioral empathy (1–3)."""
+    check_existing_directory("study", study)
+    check_count("max_connections", max_connections)
+    check_count("max_reasks", max_reasks, minimum=0)
+    check_url("judge_base_url", judge_base_url)
+    check_cache_path(cache)
     from empathybench.therapy.judging import TherapyJudgeOptions, judge_study
 
     offline, llm = split_judges(judge or [OFFLINE_JUDGE])
@@ -218,6 +247,9 @@ def _report(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
     """C/E/B and empathy per source with 95% CIs, the radar chart, Markdown/CSV/JSON."""
+    check_existing_directory("study", study)
+    check_directory_target("out", out)
+    check_seed("seed", seed)
     from empathybench.therapy.report import (
         REPORT_DIR,
         build_therapy_report,

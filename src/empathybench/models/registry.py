@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from empathybench.errors import UserError
 from empathybench.models.base import GenerationParams, ModelAPI, ModelSpec
 from empathybench.models.guided import ANSWER_MODES, AnswerMode
+from empathybench.validation import InvalidParameter, check_number, check_url
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,8 @@ def parse_model_id(
             f"unknown model id {model_id!r}: use provider/name with a provider from: {known}"
         )
     provider = PROVIDERS[provider_name]
+    check_url("base_url", base_url)
+    check_model_options(options or {}, "options")
     url = base_url or provider.base_url
     if provider_name == "openai-compatible" and not url:
         raise UserError("openai-compatible models need --base-url (e.g. http://127.0.0.1:8000/v1)")
@@ -139,6 +142,38 @@ def parse_model_id(
         params=params or GenerationParams(),
         options=options or {},
     )
+
+
+OPTION_RULES: dict[str, tuple[type, float | None]] = {
+    "latency": (float, 0),
+    "timeout": (float, 0),
+    "fail_every": (int, 0),
+    "fail_times": (int, 0),
+    "threads": (int, 1),
+    "batch_size": (int, 1),
+    "repetition_penalty": (float, 0),
+    "no_repeat_ngram": (int, 0),
+    "structured_output": (bool, None),
+}
+"""Provider options read as numbers or switches: ``name → (type, minimum)``; others pass
+through as given."""
+
+
+def check_model_options(options: dict[str, str | int | float | bool], parameter: str) -> None:
+    """Each known option has a value of its type (checked before any model is called)."""
+    for key, value in options.items():
+        if key not in OPTION_RULES:
+            continue
+        kind, minimum = OPTION_RULES[key]
+        if kind is bool:
+            if not isinstance(value, bool):
+                raise InvalidParameter(parameter, f"{key}={value}: must be true or false")
+            continue
+        number_ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number_ok or (kind is int and not isinstance(value, int)):
+            what = "a whole number" if kind is int else "a number"
+            raise InvalidParameter(parameter, f"{key}={value}: must be {what}")
+        check_number(f"{parameter} {key}", float(value), minimum=minimum)
 
 
 GUIDED_BY_DEFAULT = frozenset({"local", "llamacpp", "vllm"})

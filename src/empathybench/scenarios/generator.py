@@ -40,9 +40,12 @@ from empathybench.types import (
     Scenario,
     ScenarioKind,
 )
+from empathybench.validation import check_count
 
 GENERATOR_VERSION = "generator-v1"
 MAX_SEED = 2**63 - 1
+MAX_GENERATE = 5_000_000
+"""Most scenarios one call generates: the id check keeps every id in memory (~0.5 GB here)."""
 
 # The standard composition per 100 items; also the default mix of `generate`.
 DEFAULT_MIX: dict[ScenarioKind, float] = {
@@ -307,6 +310,7 @@ def generate_records(
     template_version: str = DEFAULT_TEMPLATE_VERSION,
 ) -> Iterator[dict[str, Any]]:
     """Yield ``n`` distinct scenario records for ``seed``, lazily (flat memory in ``n``)."""
+    check_count("n", n, maximum=MAX_GENERATE)
     if not 0 <= seed <= MAX_SEED:
         raise UserError(f"seed must be between 0 and {MAX_SEED}, got {seed}")
     counts = kind_counts(n, default_mix(template_version) if mix is None else mix)

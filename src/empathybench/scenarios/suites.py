@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -13,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from empathybench.errors import UserError
-from empathybench.jsonl import canonical_json, canonical_json_data, read_records
+from empathybench.jsonl import (
+    canonical_json,
+    canonical_json_data,
+    parse_record,
+    read_json,
+    read_json_objects,
+    read_records,
+)
 from empathybench.types import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
@@ -74,8 +80,13 @@ def suites_dir() -> Path:
 
 def bundled_suites() -> dict[str, SuiteInfo]:
     index = suites_dir() / SUITES_INDEX
-    entries = json.loads(index.read_text(encoding="utf-8"))
-    return {entry["name"]: SuiteInfo.model_validate(entry) for entry in entries}
+    entries = read_json(index)
+    if not isinstance(entries, list):
+        raise UserError(f"{index}: expected a list of suites; reinstall empathybench")
+    return {
+        info.name: info
+        for info in (parse_record(entry, SuiteInfo, str(index)) for entry in entries)
+    }
 
 
 def load_suite(name_or_path: str) -> Suite:
@@ -111,7 +122,21 @@ def load_suite(name_or_path: str) -> Suite:
             "`empathybench import-results`"
         )
 
-    scenarios = (
-        load_original_items(path) if is_original_items_file(path) else read_records(path, Scenario)
-    )
+    scenarios = load_original_items(path) if is_original_items_file(path) else _unique(path)
     return Suite(name=path.stem, sha256=file_sha256(path), scenarios=tuple(scenarios))
+
+
+def _unique(path: Path) -> tuple[Scenario, ...]:
+    """The scenarios of a suite file; an id used twice is an error naming both lines."""
+    first_line: dict[str, int] = {}
+    scenarios = []
+    for number, data in read_json_objects(path):
+        scenario = parse_record(data, Scenario, f"{path}:{number}")
+        if scenario.id in first_line:
+            raise UserError(
+                f"{path}:{number}: duplicate scenario id {scenario.id!r} (first on line "
+                f"{first_line[scenario.id]}); run `empathybench validate {path}`"
+            )
+        first_line[scenario.id] = number
+        scenarios.append(scenario)
+    return tuple(scenarios)

@@ -11,14 +11,14 @@ both the training and the test split.
 from __future__ import annotations
 
 import hashlib
-import json
 from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from empathybench.errors import UserError
+from empathybench.jsonl import read_records
 
 COMPONENTS = ("cognitive", "emotional", "behavioral")
 BUNDLED_EMPATHY_LABELS = "empathy-labels-v2"
@@ -76,19 +76,8 @@ def load_empathy_labels(path_or_name: str = BUNDLED_EMPATHY_LABELS) -> LabelSet:
         raise UserError(
             f"{path_or_name}: no such labels file (or use {' or '.join(BUNDLED_LABEL_SETS)})"
         )
-    data = path.read_bytes()
-    records = []
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(EmpathyLabel.model_validate(json.loads(line)))
-        except json.JSONDecodeError as error:
-            raise UserError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "record"
-            raise UserError(f"{path}:{number}: invalid label ({where}: {first['msg']})") from None
+    records = list(read_records(path, EmpathyLabel))
+    data = path.read_bytes()  # the checked file, for its hash
     if not records:
         raise UserError(f"{path}: no labelled responses")
     leaked = {r.prompt_id for r in records if r.split == "test"} & {

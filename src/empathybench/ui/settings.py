@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from empathybench.errors import UserError
+from empathybench.validation import check_file_target
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7860
@@ -93,5 +94,9 @@ def check_settings(settings: UiSettings) -> None:
         raise UserError(f"--annotations {settings.annotation_dir}: no such folder")
     if settings.scorer_head is not None and not settings.scorer_head.is_dir():
         raise UserError(f"--scorer {settings.scorer_head}: no such folder (a trained head)")
+    from empathybench.scorer.heads import check_head_dir
+
+    check_head_dir("scorer", settings.scorer_head)
+    check_file_target("flag_file", settings.flag_file)
     if settings.flag_file.is_dir():
         raise UserError(f"--flag-file {settings.flag_file}: is a folder; give a .csv file path")
