@@ -135,6 +135,7 @@ def check_run_options(options: RunOptions) -> None:
     check_count("max_attempts", options.max_attempts)
     check_number("requests_per_minute", options.requests_per_minute, above=0)
     check_number("max_backoff_s", options.max_backoff_s, minimum=0)
+    check_number("batch_poll_s", options.batch_poll_s, above=0)
     check_directory_target("run_dir", options.run_dir)
     check_cache_path(options.cache_path)
 

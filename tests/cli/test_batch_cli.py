@@ -96,3 +96,19 @@ def test_a_killed_batch_run_resumes_by_its_recorded_batch_id_without_submitting_
     assert server.submissions == 1 and server.sync_calls == 0
     assert len(RunStore(run_dir).read_responses()) == 4
     assert RunStore(run_dir).read_manifest().status == "complete"
+
+
+def test_a_poll_interval_that_is_not_positive_is_refused_before_any_call(
+    small_suite_path: Path, tmp_path: Path
+) -> None:
+    with FakeBatchServer() as server:
+        args = batch_run(
+            small_suite_path, tmp_path / "r", "openai/gpt-4o-mini", server.openai_base_url
+        )
+        args[args.index("--batch-poll") + 1] = "0"
+        result = run_cli(*args)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: --batch-poll: must be greater than 0, got 0"
+    ]
+    assert server.submissions == 0 and server.sync_calls == 0

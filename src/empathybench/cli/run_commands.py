@@ -290,8 +290,6 @@ def _run(
         reason = batch_unsupported(options.spec)
         if reason is not None:
             raise UserError(reason)
-        if batch_poll <= 0:
-            raise UserError("--batch-poll must be a positive number of seconds")
     options.cache_path = None if no_cache else (cache or default_cache_path())
     options.prices = load_prices(prices) if prices else {}
     options.show_progress = not no_progress
