@@ -16,7 +16,7 @@ import pytest
 from empathybench.errors import UserError
 from empathybench.models.anthropic_model import message_params
 from empathybench.models.base import ModelSpec
-from empathybench.models.openai_compatible import chat_request_body
+from empathybench.models.openai_format import request_body
 from empathybench.models.registry import parse_model_id
 from empathybench.prompts.strategies import get_strategy
 from empathybench.runner import RunOptions, RunResult, _prepare, execute_run
@@ -83,7 +83,7 @@ def test_a_complete_batch_answers_every_item_once_with_the_synchronous_request_b
     assert [b["collected"] for b in ledger(tmp_path / "r")] == [True]
     # what went into the batch is byte for byte what a synchronous call sends
     strategy = get_strategy("plain")
-    build = chat_request_body if provider == "openai" else message_params
+    build = request_body if provider == "openai" else message_params
     expected = [
         build(options.spec, _prepare(options, strategy, item, 0, "x", "free")[0])
         for item in small_suite.items[:N]

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from empathybench.errors import UserError
@@ -29,6 +30,34 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 def canonical_json_data(data: object) -> str:
     """The canonical text of JSON-ready data (used directly by the generator's fast path)."""
     return _ENCODER.encode(data)
+
+
+_ORJSON_OPTIONS = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+
+
+def _refuse(value: object) -> object:
+    raise TypeError(f"not plain JSON data: {type(value).__name__}")
+
+
+def canonical_json_bytes(data: object) -> bytes:
+    """``canonical_json_data(data)`` as UTF-8 bytes, byte for byte, for data without floats.
+
+    orjson (several times faster) writes the same bytes as the standard library for strings,
+    integers up to 64 bits, booleans, null, and lists and dicts in insertion order. What it
+    refuses goes to the standard library: integers beyond 64 bits, subclasses (enums),
+    non-string keys, lone surrogates. Floats are the caller's promise: the two libraries format
+    some of them differently (``1e-05``) and orjson writes NaN as ``null``, so data that may
+    hold a float must use ``canonical_json_data``. Scenario records hold none (``Scenario``
+    has no float field, and a test walks every kind the generators make).
+    """
+    try:
+        return orjson.dumps(data, default=_refuse, option=_ORJSON_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError):
+        return canonical_json_data(data).encode("utf-8")
 
 
 def canonical_digest(*parts: object) -> str:

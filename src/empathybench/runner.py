@@ -522,7 +522,11 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
         if (item.id, epoch) in previous and previous[(item.id, epoch)].ok:
             totals.add(previous[(item.id, epoch)])
     own_model = model is None and not options.batch
-    sync_model = None if options.batch else model or create_model(options.spec)
+    sync_model = (
+        None
+        if options.batch
+        else model or create_model(options.spec, max_connections=options.max_connections)
+    )
     cache = ResponseCache(options.cache_path) if options.cache_path else None
     limiter = RateLimiter(options.requests_per_minute)
     work: Iterator[tuple[RunItem, int]] = iter(pending)

@@ -1,8 +1,8 @@
 """OpenAI's Batch API: upload a JSONL file of ``/v1/chat/completions`` bodies, create a batch,
 poll it, download its output and error files.
 
-Each line's body is ``chat_request_body``, exactly what a synchronous call sends, and each
-answer goes through the same ``request_output``.
+Each line's body is ``openai_format.request_body``, exactly what a synchronous call sends,
+and each answer goes through the same ``output_from_body`` and ``guided_output``.
 """
 
 from __future__ import annotations
@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from openai.types.chat import ChatCompletion
-
 from empathybench.errors import UserError
 from empathybench.models.base import ModelCallError, ModelRequest, ModelSpec
 from empathybench.models.batch_http import BatchHTTP
-from empathybench.models.openai_compatible import chat_request_body, request_output
+from empathybench.models.openai_format import guided_output, output_from_body, request_body
 from empathybench.models.registry import resolve_api_key
 from empathybench.runtime.batch import BatchResult, BatchStatus, provider_error_kind
 from empathybench.types import CallError
@@ -42,7 +40,7 @@ class OpenAIBatchAPI:
                     "custom_id": custom_id,
                     "method": "POST",
                     "url": ENDPOINT,
-                    "body": chat_request_body(self.spec, request),
+                    "body": request_body(self.spec, request),
                 },
                 ensure_ascii=False,
             )
@@ -108,7 +106,7 @@ def _line_result(request: ModelRequest, line: dict[str, Any]) -> BatchResult:
     body = response.get("body")
     if error is None and status == 200 and isinstance(body, dict):
         try:
-            return request_output(request, ChatCompletion.construct(**body))
+            return guided_output(request, output_from_body(body))
         except ModelCallError as failure:
             return CallError(kind=failure.kind, message=failure.message)
     if isinstance(error, dict):

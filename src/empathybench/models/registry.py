@@ -25,9 +25,14 @@ class Provider:
     key_env: str | None = None
     key_required: bool = True
     description: str = ""
+    lean_client: bool = False
+    """An OpenAI-compatible provider that uses the lean client unless ``client=sdk`` is set."""
 
 
 _OPENAI = "empathybench.models.openai_compatible:OpenAICompatibleModel"
+_OPENAI_LEAN = "empathybench.models.openai_http:OpenAIHttpModel"
+CLIENTS = ("lean", "sdk")
+"""``--option client=…`` for OpenAI-compatible providers: our aiohttp client or the SDK."""
 PROVIDERS: dict[str, Provider] = {
     provider.name: provider
     for provider in (
@@ -59,6 +64,7 @@ PROVIDERS: dict[str, Provider] = {
             None,
             key_required=False,
             description="a local Ollama server",
+            lean_client=True,
         ),
         Provider(
             "vllm",
@@ -67,6 +73,7 @@ PROVIDERS: dict[str, Provider] = {
             "VLLM_API_KEY",
             key_required=False,
             description="a vLLM OpenAI-compatible server",
+            lean_client=True,
         ),
         Provider(
             "llamacpp",
@@ -75,6 +82,7 @@ PROVIDERS: dict[str, Provider] = {
             "LLAMACPP_API_KEY",
             key_required=False,
             description="a llama.cpp / llama-cpp-python server",
+            lean_client=True,
         ),
         Provider(
             "openai-compatible",
@@ -83,6 +91,7 @@ PROVIDERS: dict[str, Provider] = {
             "OPENAI_COMPATIBLE_API_KEY",
             key_required=False,
             description="any OpenAI-compatible server (--base-url)",
+            lean_client=True,
         ),
         Provider(
             "anthropic",
@@ -227,14 +236,29 @@ def resolve_api_key(spec: ModelSpec) -> str | None:
     return key or None
 
 
-def create_model(spec: ModelSpec) -> ModelAPI:
-    """Instantiate the adapter for ``spec`` (imports its module on first use)."""
-    import importlib
-
+def adapter_path(spec: ModelSpec) -> str:
+    """``module:Class`` of the adapter for ``spec``, after the ``client`` option."""
     provider = PROVIDERS.get(spec.provider)
     if provider is None:
         raise UserError(f"unknown provider {spec.provider!r}; known: {', '.join(PROVIDERS)}")
-    module_name, _, class_name = provider.adapter.partition(":")
+    client = spec.options.get("client")
+    if client is None:
+        return _OPENAI_LEAN if provider.lean_client else provider.adapter
+    if provider.adapter != _OPENAI:
+        raise UserError(f"{spec.id}: option client applies only to OpenAI-compatible providers")
+    if client not in CLIENTS:
+        raise UserError(f"{spec.id}: option client must be one of {', '.join(CLIENTS)}")
+    return _OPENAI_LEAN if client == "lean" else _OPENAI
+
+
+def create_model(spec: ModelSpec, *, max_connections: int | None = None) -> ModelAPI:
+    """Instantiate the adapter for ``spec`` (imports its module on first use).
+
+    ``max_connections`` sizes the connection pool of an adapter that keeps one.
+    """
+    import importlib
+
+    module_name, _, class_name = adapter_path(spec).partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
@@ -245,4 +269,7 @@ def create_model(spec: ModelSpec) -> ModelAPI:
         )
         raise UserError(f"cannot load the {spec.provider} adapter: {error}{extra}") from None
     adapter: ModelAPI = getattr(module, class_name)(spec)
+    size_pool = getattr(adapter, "size_pool", None)
+    if max_connections is not None and callable(size_pool):
+        size_pool(max_connections)
     return adapter

@@ -26,7 +26,7 @@ from empathybench.validation import InvalidParameter, check_file_target
 
 CACHE_FORMAT = 1
 # Options that only change how we talk to the provider, not what it answers.
-_TRANSPORT_OPTIONS = frozenset({"timeout", "batch_size"})
+_TRANSPORT_OPTIONS = frozenset({"timeout", "batch_size", "client"})
 
 
 def default_cache_path() -> Path:

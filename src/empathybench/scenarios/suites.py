@@ -14,7 +14,7 @@ from typing import Any
 from empathybench.errors import UserError
 from empathybench.jsonl import (
     canonical_json,
-    canonical_json_data,
+    canonical_json_bytes,
     parse_record,
     read_json,
     read_json_objects,
@@ -48,12 +48,11 @@ def write_scenarios(path: Path, scenarios: Iterable[Scenario | dict[str, Any]]) 
         with temporary.open("wb") as handle:
             for item in scenarios:
                 if isinstance(item, dict):
-                    text = canonical_json_data(item)
+                    line = canonical_json_bytes(item) + b"\n"
                     kind, letter = item["kind"], item["correct_letter"]
                 else:
-                    text = canonical_json(item)
+                    line = (canonical_json(item) + "\n").encode("utf-8")
                     kind, letter = item.kind, item.correct_letter
-                line = (text + "\n").encode("utf-8")
                 digest.update(line)
                 handle.write(line)
                 summary.n += 1
