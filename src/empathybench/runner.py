@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -41,6 +41,7 @@ from empathybench.models.registry import create_model, resolve_answer_mode
 from empathybench.prompts.answer_guide import answer_guide
 from empathybench.prompts.strategies import Strategy, apply_strategy, get_strategy
 from empathybench.runtime import provenance
+from empathybench.runtime.batch import BatchEntry, answer_in_batches, create_batch_api
 from empathybench.runtime.cache import ResponseCache, cache_key, check_cache_path
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.pricing import Price
@@ -114,6 +115,9 @@ class RunOptions:
     show_progress: bool = True
     answer_mode: AnswerMode | None = None
     """guided | free; None: guided for local models, free for the rest."""
+    batch: bool = False
+    """Answer through the provider's batch API (see ``runtime.batch``)."""
+    batch_poll_s: float = 30.0
     judging: JudgeRequest | None = None
     """The judges the caller will score with, recorded for ``run --resume`` (None: keep
     what the manifest says)."""
@@ -131,6 +135,7 @@ def check_run_options(options: RunOptions) -> None:
     check_count("max_attempts", options.max_attempts)
     check_number("requests_per_minute", options.requests_per_minute, above=0)
     check_number("max_backoff_s", options.max_backoff_s, minimum=0)
+    check_number("batch_poll_s", options.batch_poll_s, above=0)
     check_directory_target("run_dir", options.run_dir)
     check_cache_path(options.cache_path)
 
@@ -283,17 +288,15 @@ class _Totals:
         self.output_tokens += response.usage.output_tokens
 
 
-async def _answer(
-    model: ModelAPI,
+def _prepare(
     options: RunOptions,
     strategy: Strategy,
     item: RunItem,
     epoch: int,
     run_id: str,
-    cache: ResponseCache | None,
-    limiter: RateLimiter,
     answer_mode: AnswerMode,
-) -> Response:
+) -> tuple[ModelRequest, str, dict[str, object]]:
+    """The request of one (item, epoch), its cache key and the fields of its ``Response``."""
     spec = options.spec
     params = spec.params
     if options.epochs > 1 and params.seed is not None:
@@ -310,7 +313,7 @@ async def _answer(
         epoch=epoch,
         versions={"strategy": strategy.version, "prompt": item.prompt_version},
     )
-    common = {
+    common: dict[str, object] = {
         "run_id": run_id,
         "scenario_id": item.id,
         "epoch": epoch,
@@ -318,6 +321,22 @@ async def _answer(
         "strategy": strategy.name,
         "request_key": key,
     }
+    return request, key, common
+
+
+async def _answer(
+    model: ModelAPI,
+    options: RunOptions,
+    strategy: Strategy,
+    item: RunItem,
+    epoch: int,
+    run_id: str,
+    cache: ResponseCache | None,
+    limiter: RateLimiter,
+    answer_mode: AnswerMode,
+) -> Response:
+    spec = options.spec
+    request, key, common = _prepare(options, strategy, item, epoch, run_id, answer_mode)
     cached = cache.get(key) if cache is not None else None
     if cached is not None:
         return _response(common, cached, latency=0.0, attempts=0, cached=True)
@@ -382,6 +401,68 @@ def _response(
     )
 
 
+async def _answer_in_batches(
+    options: RunOptions,
+    strategy: Strategy,
+    pending: Sequence[tuple[RunItem, int]],
+    run_id: str,
+    cache: ResponseCache | None,
+    answer_mode: AnswerMode,
+    record: Callable[[Response], None],
+    on_progress: Callable[[int, int], None],
+) -> list[str]:
+    """Answer ``pending`` through the provider's batch API; cached answers are not sent.
+
+    Returns the problems of batches that ended with nothing answered (see ``runtime.batch``).
+    """
+    spec = options.spec
+    started = time.perf_counter()
+    entries: list[BatchEntry] = []
+    commons: dict[tuple[str, int, str], dict[str, object]] = {}
+    for item, epoch in pending:
+        request, key, common = _prepare(options, strategy, item, epoch, run_id, answer_mode)
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None:
+            record(_response(common, cached, latency=0.0, attempts=0, cached=True))
+            continue
+        entry = BatchEntry(item.id, epoch, key, request)
+        entries.append(entry)
+        commons[entry.slot] = common
+
+    def on_result(entry: BatchEntry, result: ModelOutput | CallError) -> None:
+        common = commons[entry.slot]
+        latency = time.perf_counter() - started
+        if isinstance(result, CallError):
+            record(
+                Response(
+                    **common,
+                    text=None,
+                    latency_s=round(latency, 4),
+                    attempts=1,
+                    cached=False,
+                    error=result,
+                    finished_at=provenance.now_iso(),
+                )
+            )
+            return
+        if cache is not None:
+            cache.put(entry.request_key, spec.id, result)
+        record(_response(common, result, latency=latency, attempts=1, cached=False))
+
+    api = create_batch_api(spec)
+    try:
+        return await answer_in_batches(
+            api,
+            options.run_dir,
+            entries,
+            on_result,
+            poll_s=options.batch_poll_s,
+            on_progress=on_progress,
+        )
+    finally:
+        await api.aclose()
+
+
 def _progress(enabled: bool) -> Progress:
     return Progress(
         TextColumn("[bold]{task.description}"),
@@ -440,16 +521,18 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
     for item, epoch in items:
         if (item.id, epoch) in previous and previous[(item.id, epoch)].ok:
             totals.add(previous[(item.id, epoch)])
-    own_model = model is None
-    model = (
-        model
-        if model is not None
-        else create_model(options.spec, max_connections=options.max_connections)
+    own_model = model is None and not options.batch
+    sync_model = (
+        None
+        if options.batch
+        else model or create_model(options.spec, max_connections=options.max_connections)
     )
     cache = ResponseCache(options.cache_path) if options.cache_path else None
     limiter = RateLimiter(options.requests_per_minute)
     work: Iterator[tuple[RunItem, int]] = iter(pending)
     calls_before = 0
+    answered = 0
+    problems: list[str] = []
     started = time.perf_counter()
     store.responses.open()
     try:
@@ -458,41 +541,64 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
                 f"{options.spec.id}", total=len(items), completed=skipped, rate="", tokens=""
             )
 
-            async def worker() -> None:
-                nonlocal calls_before
+            def record(response: Response) -> None:
+                nonlocal calls_before, answered
+                store.responses.append(response)
+                calls_before += response.attempts
+                answered += response.ok
+                totals.add(response)
+                elapsed = max(time.perf_counter() - started, 1e-9)
+                done_now = totals.completed + totals.errors - skipped
+                progress.update(
+                    task,
+                    advance=1,
+                    rate=f"{done_now / elapsed:.1f} items/s",
+                    tokens=f"{totals.input_tokens:,} in / {totals.output_tokens:,} out tokens",
+                )
+
+            def batch_progress(done: int, total: int) -> None:
+                progress.update(task, description=f"{options.spec.id} batch {done}/{total}")
+
+            async def worker(model: ModelAPI) -> None:
                 for item, epoch in work:
-                    response = await _answer(
-                        model,
-                        options,
-                        strategy,
-                        item,
-                        epoch,
-                        manifest.run_id,
-                        cache,
-                        limiter,
-                        answer_mode,
-                    )
-                    store.responses.append(response)
-                    calls_before += response.attempts
-                    totals.add(response)
-                    elapsed = max(time.perf_counter() - started, 1e-9)
-                    done_now = totals.completed + totals.errors - skipped
-                    progress.update(
-                        task,
-                        advance=1,
-                        rate=f"{done_now / elapsed:.1f} items/s",
-                        tokens=f"{totals.input_tokens:,} in / {totals.output_tokens:,} out tokens",
+                    record(
+                        await _answer(
+                            model,
+                            options,
+                            strategy,
+                            item,
+                            epoch,
+                            manifest.run_id,
+                            cache,
+                            limiter,
+                            answer_mode,
+                        )
                     )
 
-            await asyncio.gather(
-                *(worker() for _ in range(min(options.max_connections, max(len(pending), 1))))
-            )
+            if sync_model is None:
+                problems = await _answer_in_batches(
+                    options,
+                    strategy,
+                    pending,
+                    manifest.run_id,
+                    cache,
+                    answer_mode,
+                    record,
+                    batch_progress,
+                )
+            else:
+                await asyncio.gather(
+                    *(
+                        worker(sync_model)
+                        for _ in range(min(options.max_connections, max(len(pending), 1)))
+                    )
+                )
     finally:
         store.responses.close()
         if cache is not None:
             cache.close()
-        if own_model:
-            await model.aclose()
+        if own_model and sync_model is not None:
+            await sync_model.aclose()
         latest = store.latest_responses()
         complete = all((s.id, e) in latest and latest[(s.id, e)].ok for s, e in items)
         price = options.prices.get(options.spec.id)
@@ -517,6 +623,8 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
             }
         )
         store.write_manifest(manifest)
+    if problems and answered == 0:
+        raise UserError("; ".join(problems))
     return RunResult(
         manifest=manifest, store=store, responses=latest, calls_made=calls_before, skipped=skipped
     )

@@ -37,6 +37,7 @@ def _invoked_command(group: Any, tokens: list[str]) -> Any:
 
 PARAMETER_ALIASES = {
     "requests_per_minute": "rpm",
+    "batch_poll_s": "batch_poll",
     "options": "option",
     "scorer_head": "scorer",
 }

@@ -37,6 +37,7 @@ from empathybench.runner import (
     run_answer_mode,
     select_items,
 )
+from empathybench.runtime.batch import batch_unsupported, has_open_batches
 from empathybench.runtime.cache import check_cache_path, default_cache_path
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.output_guard import check_output_directory, path_parser
@@ -188,6 +189,17 @@ def _run(
         str | None, typer.Option(help="Server URL for OpenAI-compatible judges.")
     ] = None,
     answer_mode: AnswerModeOption = None,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Answer through the provider's batch API (openai, anthropic): about half "
+            "the price, results within 24 h; resumable by the batch ids in the run folder.",
+        ),
+    ] = False,
+    batch_poll: Annotated[
+        float, typer.Option(help="Seconds between polls of a --batch run.")
+    ] = 30.0,
     force: Annotated[
         bool,
         typer.Option("--force", help="Write into a --run-dir that is not empty and holds no run."),
@@ -272,6 +284,12 @@ def _run(
         check_output_directory(options.run_dir, kind="run", markers=(MANIFEST,), force=force)
         request = requested_judging(judge, no_judge, judge_base_url, allow_self_judge)
     options.max_attempts = max_attempts
+    options.batch = batch or has_open_batches(options.run_dir)
+    options.batch_poll_s = batch_poll
+    if options.batch:
+        reason = batch_unsupported(options.spec)
+        if reason is not None:
+            raise UserError(reason)
     options.cache_path = None if no_cache else (cache or default_cache_path())
     options.prices = load_prices(prices) if prices else {}
     options.show_progress = not no_progress

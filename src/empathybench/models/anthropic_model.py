@@ -76,21 +76,16 @@ class AnthropicModel:
         return f"{type(self).__name__}({self.spec.id!r}, base_url={url!r})"
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
-        system, messages = anthropic_messages(request.messages, self.spec.system_prompt)
         try:
             response = await self._client.messages.create(
-                model=self.spec.name,
-                max_tokens=request.params.max_tokens,
-                messages=messages,
-                system=system if system else anthropic.omit,
+                **message_params(self.spec, request),
                 **sampling_arguments(self.spec, request.params),
-                **answer_tool_arguments(self.spec, request),
             )
         except (anthropic.AnthropicError, ValueError) as error:  # ValueError: a body not JSON
             raise classify_sdk_error(
                 error, ANTHROPIC_ERRORS, self._secrets, timeout=self._timeout
             ) from None
-        return message_output(response, answer_tool=ANSWER_TOOL if request.json_schema else None)
+        return request_output(request, response)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -98,6 +93,24 @@ class AnthropicModel:
 
 LEGACY_API_VERSION = "2023-06-01"
 ANSWER_TOOL = "record_answer"
+
+
+def message_params(spec: ModelSpec, request: ModelRequest) -> dict[str, Any]:
+    """The Messages API parameters of ``request`` (sampling ones aside: see below)."""
+    system, messages = anthropic_messages(request.messages, spec.system_prompt)
+    params: dict[str, Any] = {
+        "model": spec.name,
+        "max_tokens": request.params.max_tokens,
+        "messages": messages,
+    }
+    if system:
+        params["system"] = system
+    return {**params, **answer_tool_arguments(spec, request)}
+
+
+def request_output(request: ModelRequest, response: Any) -> ModelOutput:
+    """The ``ModelOutput`` of ``request`` from its Message."""
+    return message_output(response, answer_tool=ANSWER_TOOL if request.json_schema else None)
 
 
 def answer_tool_arguments(spec: ModelSpec, request: ModelRequest) -> dict[str, Any]:
