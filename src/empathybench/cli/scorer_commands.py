@@ -118,6 +118,11 @@ def _judge_training_data(
     return train, test, info
 
 
+MAX_EPOCHS = 10_000
+MAX_BATCH_SIZE = 65_536
+MAX_HIDDEN_SIZE = 65_536
+
+
 @scorer_app.command("train")
 def _train(
     output: Annotated[Path, typer.Option("-o", "--output", help="Directory for the new head.")],
@@ -163,9 +168,21 @@ def _train(
 ) -> None:
     """Train a head on a frozen encoder (AdamW, MSE; defaults from the seed study)."""
     from empathybench.scorer.heads import TrainingSettings
-    from empathybench.validation import check_directory_target
+    from empathybench.validation import (
+        check_count,
+        check_directory_target,
+        check_number,
+        check_seed,
+    )
 
-    check_directory_target("output", output)  # before any encoding or training
+    # Before any encoding or training: a typo must not start hours of work.
+    check_directory_target("output", output)
+    check_count("epochs", epochs, maximum=MAX_EPOCHS)
+    check_count("batch_size", batch_size, maximum=MAX_BATCH_SIZE)
+    check_count("hidden_size", hidden_size, minimum=0, maximum=MAX_HIDDEN_SIZE)
+    check_number("learning_rate", learning_rate, above=0, maximum=1.0)
+    check_number("ridge_penalty", ridge_penalty, above=0)
+    check_seed("seed", seed)
     if from_run is not None:
         task = "judge"
     if task not in ("empathy", "judge"):
