@@ -42,10 +42,10 @@ def test_generate_respects_kinds(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (("generate", "--n", "0"), "positive"),
+        (("generate", "--n", "0"), "at least 1"),
         (("generate", "--n", "10", "--kinds", "nonsense"), "unknown kind"),
         (("generate", "--n", "10", "--kinds", "crisis=x"), "not a number"),
-        (("generate", "--n", "9" * 17, "--kinds", "crisis"), "combinations"),
+        (("generate", "--n", "9" * 17, "--kinds", "crisis"), "at most"),
         (("validate", "does-not-exist.jsonl"), "no such file"),
         (("show", "no-such-suite", "x"), "no such file or bundled suite"),
         (("show", "standard-v1", "not-an-id"), "no scenario"),

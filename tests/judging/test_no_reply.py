@@ -12,7 +12,12 @@ import pytest
 from empathybench.analysis.leaderboard import build_leaderboard
 from empathybench.analysis.run_sets import load_runs
 from empathybench.analysis.summary import build_run_summary
-from empathybench.judging.calibration import BUNDLED_LABEL_FILES, LabelledResponse, load_labels
+from empathybench.judging.calibration import (
+    BUNDLED_LABEL_FILES,
+    LabelledResponse,
+    labels_path,
+    load_labels,
+)
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.judging.llm_judge import JudgeSettings, judge_response
 from empathybench.judging.no_reply import (
@@ -36,10 +41,37 @@ from tests.fakes.fake_llm_server import FakeLLMServer, ok
 from tests.fakes.mock_runs import answer, make_run, scenario_for
 from tests.fakes.non_replies import non_replies
 
+DELIBERATE_STYLES = ("no_reply", "repeated", "wrong_language")
+"""judge-labels-v2 writes non-replies, loops and replies in another language on purpose (its
+``style`` says which) so the offline judge learns them; every other bundled labelled reply is
+real English text. (A reply in a script without spaces reads as holding no words, and scores 0
+by rule, as its labels do.)"""
+
+
+def _styles() -> dict[str, str]:
+    path = labels_path("judge-labels-v2")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return {row["id"]: row.get("style", "") for row in rows}
+
+
+def deliberate_replies() -> list[LabelledResponse]:
+    styles = _styles()
+    return [
+        r
+        for r in load_labels("judge-labels-v2")
+        if styles.get(r.id, "").startswith(DELIBERATE_STYLES)
+    ]
+
 
 def real_replies() -> list[LabelledResponse]:
-    """Every labelled benchmark reply bundled with the package."""
-    return [r for name in BUNDLED_LABEL_FILES for r in load_labels(name)]
+    """Every labelled benchmark reply bundled with the package, less the deliberate ones."""
+    deliberate = {r.id for r in deliberate_replies()}
+    return [
+        r
+        for name in BUNDLED_LABEL_FILES
+        for r in load_labels(name)
+        if not (name == "judge-labels-v2" and r.id in deliberate)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +89,18 @@ def constructed(one_item_per_kind: list[Scenario]) -> list[tuple[Scenario, str]]
 
 def test_no_real_reply_is_caught() -> None:
     records = real_replies()
-    assert len(records) == 632  # 560 judge labels + 72 calibration replies
+    # 560 judge-labels-v1 + 72 calibration + judge-labels-v2's 414 less its deliberate ones
+    assert len(records) == 632 + 414 - len(deliberate_replies()) >= 960
     caught = [r.response for r in records if classify_reply(r.response, r.scenario) is not None]
     assert caught == []
+
+
+def test_the_deliberate_non_replies_in_the_labels_are_caught() -> None:
+    styles = _styles()
+    non_replies_ = [r for r in deliberate_replies() if styles[r.id].startswith("no_reply")]
+    assert len(non_replies_) == 76
+    missed = [r.response for r in non_replies_ if classify_reply(r.response, r.scenario) is None]
+    assert missed == []
 
 
 def test_every_constructed_non_reply_is_caught(constructed: list[tuple[Scenario, str]]) -> None:

@@ -164,9 +164,12 @@ def _is_option_line(line: str, scenario: Scenario) -> bool:
     return bool(tokens) and all(token in allowed for token in tokens)
 
 
-def _is_scene_line(line: str, scenario: Scenario) -> bool:
-    """A line copied from the prompt, or a line spoken by someone in the scene (``Name: …``)."""
-    speaker = _SPEAKER.match(line)
+def _is_scene_line(line: str, scenario: Scenario, *, reply_value: bool = False) -> bool:
+    """A line copied from the prompt, or a line spoken by someone in the scene (``Name: …``).
+
+    ``reply_value``: the line is what follows ``REPLY:`` itself, where ``Name: …`` addresses
+    that person ("REPLY: Kavya: make a tortilla tonight") and only a copied line counts."""
+    speaker = None if reply_value else _SPEAKER.match(line)
     if speaker and speaker.group(1).strip().lower() in {
         person.name.lower() for person in scenario.participants
     }:
@@ -182,11 +185,13 @@ def _sort_lines(text: str, scenario: Scenario) -> _Sorted:
             raw_line = _strip_spans(raw_line)
         line = plain_line(raw_line).strip()
         field = answer_field(line)
+        reply_value = False
         if field is not None:
             name, value = field
             if name == "reply":
                 result.reply_field = True
                 line = value.strip()
+                reply_value = True
             else:
                 result.answer_lines += 1
                 inline = _INLINE_REPLY.search(value)
@@ -200,7 +205,7 @@ def _sort_lines(text: str, scenario: Scenario) -> _Sorted:
             result.answer_lines += 1
         elif _is_option_line(line, scenario):
             result.option_lines += 1
-        elif _is_scene_line(line, scenario):
+        elif _is_scene_line(line, scenario, reply_value=reply_value):
             result.scene_lines += 1
         else:
             result.prose.append(line)
