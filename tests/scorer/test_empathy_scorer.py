@@ -128,7 +128,7 @@ def test_bad_label_files_are_one_clear_error(tmp_path: Path) -> None:
     }
     path = tmp_path / "labels.jsonl"
     path.write_text(json.dumps({**good, "labels": {"cognitive": 4}}) + "\n")
-    with pytest.raises(UserError, match=r"labels.jsonl:1: invalid label"):
+    with pytest.raises(UserError, match=r"labels.jsonl:1: invalid EmpathyLabel \(labels: "):
         load_empathy_labels(str(path))
     path.write_text(
         json.dumps(good) + "\n" + json.dumps({**good, "id": "y", "split": "test"}) + "\n"

@@ -92,7 +92,7 @@ def test_loading_a_missing_or_broken_head_is_one_clear_error(tmp_path: Path) -> 
         load_head(tmp_path)
     (tmp_path / "config.json").write_text("{}")
     (tmp_path / "head.safetensors").write_bytes(b"")
-    with pytest.raises(UserError, match="invalid head config"):
+    with pytest.raises(UserError, match=r"config.json: invalid HeadConfig"):
         load_head(tmp_path)
 
 
