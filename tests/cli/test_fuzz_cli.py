@@ -70,8 +70,9 @@ def _flag(param: Any) -> str | None:
     return max((o for o in param.opts if o.startswith("--")), key=len, default=param.opts[0])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def bad_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Fresh bad files for every case: a command given one as its output may overwrite it."""
     root = tmp_path_factory.mktemp("bad")
     files = {
         "missing": root / "missing" / "nothing.jsonl",

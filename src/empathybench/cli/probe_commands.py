@@ -37,15 +37,20 @@ ScorerOption = Annotated[
 ]
 
 
+MAX_THREADS = 1024
+
+
 def _slug(model_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-") or "model"
 
 
 def _load(model_id: str, dtype: str, threads: int | None) -> LoadedModel:
     from empathybench.probes.loading import load_probe_model, set_threads
+    from empathybench.validation import check_count
 
     if dtype not in ("float32", "bfloat16", "float16"):
         raise UserError(f"unknown --dtype {dtype!r}: use float32, bfloat16 or float16")
+    check_count("threads", threads, maximum=MAX_THREADS)
     set_threads(threads)
     with err_console.status(f"loading {model_id}"):
         return load_probe_model(model_id, dtype)  # type: ignore[arg-type]

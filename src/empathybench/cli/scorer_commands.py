@@ -119,6 +119,7 @@ def _judge_training_data(
 
 
 MAX_EPOCHS = 10_000
+MAX_RESAMPLES = 100_000
 MAX_BATCH_SIZE = 65_536
 MAX_HIDDEN_SIZE = 65_536
 
@@ -358,9 +359,10 @@ def _eval(
 ) -> None:
     """Held-out figures: Spearman beside length and lexicon baselines, and test MSE (empathy
     scorer), or agreement with labels (offline judge)."""
-    from empathybench.validation import check_file_target
+    from empathybench.validation import check_count, check_file_target
 
     check_file_target("output", output)
+    check_count("resamples", resamples, minimum=100, maximum=MAX_RESAMPLES)
     if split not in ("test", "train", "all"):
         raise UserError(f"unknown split {split!r}: use test, train or all")
     loaded = _load_any_head(head, task, method)
@@ -400,9 +402,10 @@ def _robustness(
         robustness_summary,
         robustness_table,
     )
-    from empathybench.validation import check_file_target
+    from empathybench.validation import check_file_target, check_seed
 
     check_file_target("output", output)
+    check_seed("seed", seed)
     scorer = load_empathy_scorer(head)
     rows = robustness_table(scorer, text or EXAMPLE_TEXT, seed=seed)
     table = Table(title="one text under each perturbation (scores 1–3; change vs original)")

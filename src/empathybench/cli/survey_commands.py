@@ -150,6 +150,7 @@ def _export(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
 def _import(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
     """Add votes from a CSV (an export or a form tool's sheet); exit 1 if rows were refused."""
     from empathybench.runtime.directory_lock import hold_directory
+
     check_existing_file("csv_path", csv_path)
     from empathybench.survey.results import import_votes_csv
     from empathybench.survey.session import SurveySession
