@@ -1,5 +1,52 @@
-"""Errors that reach users as one clear line (the CLI prints them without a traceback)."""
+"""Errors that reach users as one clear line (the CLI prints them without a traceback).
+
+Library code names its own parameters (``limit must be a positive number``); the command
+line shows the same message with its flags instead (``--limit must be …``), through
+``ParameterError.render``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
 
 
 class UserError(Exception):
     """A mistake the user can fix: bad input, unknown name, missing file or key."""
+
+
+class ParameterError(UserError):
+    """A bad value of a library parameter; the message names ``parameters`` as written.
+
+    ``parameters`` lists the parameter names the message mentions (the bad one first), each
+    written as the bare name (``limit``) or with a value (``answer_mode="free"``), so a
+    front end can put its own names in their place.
+    """
+
+    def __init__(self, message: str, *, parameters: Sequence[str]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.parameters = tuple(parameters)
+
+    @property
+    def parameter(self) -> str:
+        """The parameter whose value is wrong."""
+        return self.parameters[0]
+
+    def render(self, name: Callable[[str, str | None], str]) -> str:
+        """The message with every named parameter replaced by ``name(parameter, value)``.
+
+        ``value`` is the text after ``=`` (quotes removed) where the message gives one.
+        """
+        text = self.message
+        for parameter in sorted(self.parameters, key=len, reverse=True):
+            pattern = re.compile(
+                rf"(?<![\w-]){re.escape(parameter)}(?:=(\"[^\"]*\"|'[^']*'|[^\s,;:)]+))?(?![\w-])"
+            )
+
+            def replace(match: re.Match[str], parameter: str = parameter) -> str:
+                value = match.group(1)
+                return name(parameter, value.strip("\"'") if value is not None else None)
+
+            text = pattern.sub(replace, text)
+        return text

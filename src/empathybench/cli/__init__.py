@@ -23,7 +23,7 @@ from empathybench.cli.scorer_commands import register as register_scorer_command
 from empathybench.cli.survey_commands import register as register_survey_commands
 from empathybench.cli.therapy_commands import register as register_therapy_commands
 from empathybench.cli.ui_commands import register as register_ui_commands
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 
 app = typer.Typer(
     name="empathybench",
@@ -65,6 +65,31 @@ register_annotate_commands(app)
 
 EXIT_USER_ERROR = 2
 
+FLAGS = {
+    "requests_per_minute": "--rpm",
+    "out": "--output",
+    "judges": "--judge",
+    "sources": "--source",
+    "runs_dir": "--runs",
+    "survey_dir": "--survey",
+    "annotation_dir": "--annotations",
+    "scorer_head": "--scorer",
+}
+"""Library parameters whose flag is not ``--`` + the name with dashes."""
+
+
+def flag(parameter: str, value: str | None = None) -> str:
+    """The command-line spelling of a library parameter (with its value, if given)."""
+    name = FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
+    return name if value is None or value == "True" else f"{name} {value}"
+
+
+def error_message(error: UserError) -> str:
+    """What the user reads: library parameters named as flags."""
+    if isinstance(error, ParameterError):
+        return error.render(flag)
+    return str(error)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script."""
@@ -72,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, standalone_mode=True)
     except UserError as error:
         err_console.print(
-            f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True
+            f"[bold red]error:[/] {escape(error_message(error))}", highlight=False, soft_wrap=True
         )
         sys.exit(EXIT_USER_ERROR)
     except KeyboardInterrupt:

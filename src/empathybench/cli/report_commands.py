@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
@@ -166,13 +165,14 @@ def _run_key_checks(
     max_connections: int,
     no_cache: bool,
 ) -> dict[str, dict[str, KeyCheck]]:
-    from empathybench.cli.judge_commands import judge_specs
-    from empathybench.cli.run_commands import parse_options
+    from empathybench.api.judging import plan_judges
+    from empathybench.cli.options import parse_options
     from empathybench.judging.key_check import check_keys
     from empathybench.models.registry import create_model
     from empathybench.runtime.cache import ResponseCache, default_cache_path
+    from empathybench.runtime.event_loop import run_coroutine
 
-    specs = judge_specs(judges, base_url, parse_options(option or []))
+    specs = plan_judges(judges, base_url=base_url, options=parse_options(option or [])).llm
     scenarios = [s for s in run.suite.scenarios if any(k[0] == s.id for k in run.responses)]
     cache = None if no_cache else ResponseCache(default_cache_path())
 
@@ -195,7 +195,7 @@ def _run_key_checks(
         return results
 
     try:
-        return asyncio.run(check_all())
+        return run_coroutine(check_all())
     finally:
         if cache is not None:
             cache.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError
 from empathybench.models.base import ModelSpec
 from empathybench.types import JudgeDecision
 
@@ -60,13 +60,14 @@ def check_judge(tested: ModelSpec, judge: ModelSpec, *, allow_self_judge: bool) 
     tested_family, judge_family = family_of(tested), family_of(judge)
     same = tested.id == judge.id or (tested_family is not None and tested_family == judge_family)
     if same and not allow_self_judge:
-        raise UserError(
+        raise ParameterError(
             f"judge {judge.id} is from the same family as the tested model {tested.id} "
             f"({judge_family or 'same model'}): a model must not judge its own family; choose "
-            "another judge or pass --allow-self-judge (recorded in the manifest)"
+            "another judge or pass allow_self_judge=True (recorded in the manifest)",
+            parameters=["allow_self_judge"],
         )
     if same:
-        reason = "same family, allowed explicitly with --allow-self-judge"
+        reason = "same family, allowed explicitly (allow_self_judge)"
     elif tested_family is None or judge_family is None:
         reason = "family unknown for one side: treated as different (check the family map)"
     else:

@@ -170,7 +170,7 @@ def completion_output(response: Any) -> ModelOutput:
         if finish in ("length", "max_tokens"):
             raise ModelCallError(
                 "incomplete",
-                "empty answer: the token limit was reached before any text (raise --max-tokens)",
+                "empty answer: the token limit was reached before any text (raise max_tokens)",
             )
         raise ModelCallError("bad_response", f"empty answer (finish_reason={finish})")
     extra = getattr(message, "model_extra", None) or {}

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
+from empathybench.extras import require_module
 from empathybench.models.base import GenerationParams, ModelAPI, ModelSpec
 from empathybench.models.guided import ANSWER_MODES, AnswerMode
 
@@ -27,6 +28,8 @@ class Provider:
 
 
 _OPENAI = "empathybench.models.openai_compatible:OpenAICompatibleModel"
+_ANTHROPIC = "empathybench.models.anthropic_model:AnthropicModel"
+_LOCAL = "empathybench.models.local:LocalModel"
 PROVIDERS: dict[str, Provider] = {
     provider.name: provider
     for provider in (
@@ -81,18 +84,18 @@ PROVIDERS: dict[str, Provider] = {
             None,
             "OPENAI_COMPATIBLE_API_KEY",
             key_required=False,
-            description="any OpenAI-compatible server (--base-url)",
+            description="any OpenAI-compatible server (with a base URL)",
         ),
         Provider(
             "anthropic",
-            "empathybench.models.anthropic_model:AnthropicModel",
+            _ANTHROPIC,
             None,
             "ANTHROPIC_API_KEY",
             description="Anthropic API",
         ),
         Provider(
             "local",
-            "empathybench.models.local:LocalModel",
+            _LOCAL,
             None,
             None,
             key_required=False,
@@ -129,7 +132,10 @@ def parse_model_id(
     provider = PROVIDERS[provider_name]
     url = base_url or provider.base_url
     if provider_name == "openai-compatible" and not url:
-        raise UserError("openai-compatible models need --base-url (e.g. http://127.0.0.1:8000/v1)")
+        raise ParameterError(
+            "openai-compatible models need base_url (e.g. http://127.0.0.1:8000/v1)",
+            parameters=["base_url"],
+        )
     return ModelSpec(
         provider=provider_name,
         name=name,
@@ -156,29 +162,38 @@ def guided_unsupported(spec: ModelSpec) -> str | None:
         if spec.options.get("structured_output", default) is True:
             return None
         return (
-            f"--answer-mode guided needs structured output (a JSON schema); {spec.id} does not "
-            "use it by default: add --option structured_output=true if the server supports "
-            "JSON-schema response_format, or use --answer-mode free"
+            f"answer_mode=guided needs structured output (a JSON schema); {spec.id} does not "
+            "use it by default: add the option structured_output=true if the server supports "
+            "JSON-schema response_format, or use answer_mode=free"
         )
     return (
-        f"--answer-mode guided is not available for {spec.provider} models (they cannot be "
-        "held to a JSON schema here); use --answer-mode free"
+        f"answer_mode=guided is not available for {spec.provider} models (they cannot be "
+        "held to a JSON schema here); use answer_mode=free"
+    )
+
+
+def answer_mode_named(requested: str) -> AnswerMode:
+    """``requested`` as an answer mode (``guided`` or ``free``)."""
+    for mode in ANSWER_MODES:
+        if requested == mode:
+            return mode
+    raise ParameterError(
+        f"answer_mode must be one of: {', '.join(ANSWER_MODES)}, not {requested!r}",
+        parameters=["answer_mode"],
     )
 
 
 def resolve_answer_mode(spec: ModelSpec, requested: str | None) -> AnswerMode:
     """The answer mode of a run: ``requested``, else guided for local models, free otherwise.
 
-    Raises ``UserError`` for an unknown mode, or guided on a provider that cannot do it.
+    Raises ``ParameterError`` for an unknown mode, or guided on a provider that cannot do it.
     """
     if requested is None:
         return "guided" if spec.provider == "local" else "free"
-    for mode in ANSWER_MODES:
-        if requested == mode:
-            if mode == "guided" and (reason := guided_unsupported(spec)) is not None:
-                raise UserError(reason)
-            return mode
-    raise UserError(f"--answer-mode must be one of: {', '.join(ANSWER_MODES)}, not {requested!r}")
+    mode = answer_mode_named(requested)
+    if mode == "guided" and (reason := guided_unsupported(spec)) is not None:
+        raise ParameterError(reason, parameters=["answer_mode"])
+    return mode
 
 
 def resolve_api_key(spec: ModelSpec) -> str | None:
@@ -200,14 +215,10 @@ def create_model(spec: ModelSpec) -> ModelAPI:
     if provider is None:
         raise UserError(f"unknown provider {spec.provider!r}; known: {', '.join(PROVIDERS)}")
     module_name, _, class_name = provider.adapter.partition(":")
-    try:
+    extra = {_OPENAI: "openai", _ANTHROPIC: "anthropic", _LOCAL: "local"}.get(provider.adapter)
+    if extra is None:
         module = importlib.import_module(module_name)
-    except ImportError as error:
-        extra = (
-            " (install the local extra: pip install 'empathybench[local]')"
-            if (spec.provider == "local")
-            else ""
-        )
-        raise UserError(f"cannot load the {spec.provider} adapter: {error}{extra}") from None
+    else:
+        module = require_module(module_name, extra=extra, needed_for=f"{spec.provider}/… models")
     adapter: ModelAPI = getattr(module, class_name)(spec)
     return adapter

@@ -17,6 +17,8 @@ from empathybench.jsonl import canonical_json, canonical_json_data, read_records
 from empathybench.types import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
+DEFAULT_SUITE = "standard-v1"
+"""The suite a run uses when none is given (the frozen standard set)."""
 
 
 @dataclass
@@ -91,7 +93,11 @@ def load_suite(name_or_path: str) -> Suite:
                 f"{info.sha256[:12]}…); reinstall empathybench"
             )
         return Suite(
-            name=info.name, sha256=actual, scenarios=tuple(read_records(path, Scenario)), info=info
+            name=info.name,
+            sha256=actual,
+            scenarios=tuple(read_records(path, Scenario)),
+            info=info,
+            source=info.name,
         )
     path = Path(name_or_path)
     if not path.exists():
@@ -100,5 +106,17 @@ def load_suite(name_or_path: str) -> Suite:
     if path.is_dir():
         raise UserError(f"{path}: is a directory, expected a suite JSONL file")
     return Suite(
-        name=path.stem, sha256=file_sha256(path), scenarios=tuple(read_records(path, Scenario))
+        name=path.stem,
+        sha256=file_sha256(path),
+        scenarios=tuple(read_records(path, Scenario)),
+        source=str(path.resolve()),
     )
+
+
+def suite_in_memory(name: str, scenarios: Iterable[Scenario]) -> Suite:
+    """A suite with no file yet; its hash is the one ``write_scenarios`` would give its file."""
+    items = tuple(scenarios)
+    digest = hashlib.sha256()
+    for scenario in items:
+        digest.update((canonical_json(scenario) + "\n").encode("utf-8"))
+    return Suite(name=name, sha256=digest.hexdigest(), scenarios=items)

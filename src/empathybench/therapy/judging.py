@@ -21,6 +21,7 @@ from empathybench.judging.no_reply import check_reply, classify_reply
 from empathybench.judging.offline_judge import OFFLINE_JUDGE
 from empathybench.models.base import ModelAPI, ModelSpec
 from empathybench.models.registry import create_model
+from empathybench.progress import ProgressCallback
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.concurrency import for_each_concurrently
@@ -47,7 +48,7 @@ class TherapyJudgeOptions:
     max_connections: int = 8
     settings: JudgeSettings = field(default_factory=JudgeSettings)
     cache_path: Path | None = None
-    show_progress: bool = True
+    progress: ProgressCallback | None = None
 
 
 @dataclass
@@ -91,10 +92,13 @@ def self_judge_decisions(
     return decisions
 
 
-def judge_study(
+async def judge_study(
     options: TherapyJudgeOptions, models: dict[str, ModelAPI] | None = None
 ) -> TherapyJudgeResult:
-    """Score every chosen source's answers with every judge in ``options``."""
+    """Score every chosen source's answers with every judge in ``options``.
+
+    The offline scorer runs in a worker thread, so the event loop stays free meanwhile.
+    """
     study = Study(options.study_dir).require()
     questions = study.question_set().by_id
     answers = study.answers(options.sources)
@@ -104,9 +108,9 @@ def judge_study(
         )
     )
     for judge_id in options.offline:
-        _judge_offline(study, judge_id, answers, result)
+        await asyncio.to_thread(_judge_offline, study, judge_id, answers, result)
     for spec in options.judges:
-        asyncio.run(_judge_with_model(study, spec, questions, answers, options, models, result))
+        await _judge_with_model(study, spec, questions, answers, options, models, result)
     if result.decisions:
         study.record_decisions(result.decisions)
     return result
@@ -223,5 +227,5 @@ async def _judge_all(
         judge_one,
         description=f"judging {label}",
         max_connections=options.max_connections,
-        show_progress=options.show_progress,
+        progress=options.progress,
     )
