@@ -55,7 +55,7 @@ def exposure_warning(host: str) -> str | None:
     return (
         f"warning: listening on {host}: anyone who can reach this address can use the app, "
         "flag texts, cast survey votes and submit annotations (there is no login); use "
-        "host 127.0.0.1 to keep it on this machine"
+        "listen on 127.0.0.1 to keep it on this machine"
     )
 
 
