@@ -1,16 +1,22 @@
-"""Scenario generation throughput and memory.
+"""Scenario generation throughput and memory, with the writer's encoder against a baseline.
 
 Runs each size in a fresh child process (so peak RSS is that size's alone), streaming to a
-temporary file, and prints a table plus benchmarks/results/generate.json.
+temporary file, and prints a table plus benchmarks/results/generate.json. Each size runs with
+the project's encoder (``canonical_json_bytes``, orjson) and with the baseline standard-library
+encoder (``canonical_json_data``), interleaved over ``--rounds``; the table shows medians and
+the ratio of the two in the same run (this machine is shared, so absolute rates wander).
+"build/s" generates without writing; "written/s" generates and writes to disk.
 
-    python benchmarks/generate.py [--sizes 10000 100000]
+    python benchmarks/generate.py [--sizes 10000 100000] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,7 +27,11 @@ import resource, sys, time
 from pathlib import Path
 from empathybench.scenarios.generator import generate_records as generate
 from empathybench.scenarios.space import build_space
+from empathybench.scenarios import suites
 from empathybench.scenarios.suites import write_scenarios
+if sys.argv[3] == "stdlib":
+    from empathybench.jsonl import canonical_json_data
+    suites.canonical_json_bytes = lambda data: canonical_json_data(data).encode("utf-8")
 t0 = time.perf_counter()
 build_space("v1")
 setup = time.perf_counter() - t0
@@ -37,11 +47,11 @@ print(summary.n, setup, elapsed, rss_setup, rss, Path(sys.argv[2]).stat().st_siz
 """
 
 
-def measure(n: int) -> dict[str, float]:
+def measure(n: int, encoder: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "set.jsonl"
         result = subprocess.run(
-            [sys.executable, "-c", CHILD, str(n), str(out)],
+            [sys.executable, "-c", CHILD, str(n), str(out), encoder],
             capture_output=True,
             text=True,
             check=True,
@@ -59,28 +69,60 @@ def measure(n: int) -> dict[str, float]:
     }
 
 
+ENCODERS = ("orjson", "stdlib")
+
+
+def median_row(trials: list[dict[str, float]]) -> dict[str, float]:
+    return {key: statistics.median(trial[key] for trial in trials) for key in trials[0]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    rows = [measure(n) for n in args.sizes]
+    rows = []
+    for n in args.sizes:
+        trials: dict[str, list[dict[str, float]]] = {encoder: [] for encoder in ENCODERS}
+        for _ in range(args.rounds):
+            for encoder in ENCODERS:
+                trials[encoder].append(measure(n, encoder))
+        for encoder in ENCODERS:
+            row = {"encoder": encoder, **median_row(trials[encoder])}
+            row["written_over_built"] = round(
+                row["scenarios_per_s"] / row["records_per_s_without_writing"], 3
+            )
+            row["written_vs_stdlib_same_run"] = round(
+                statistics.median(
+                    fast["scenarios_per_s"] / base["scenarios_per_s"]
+                    for fast, base in zip(trials[encoder], trials["stdlib"], strict=True)
+                ),
+                3,
+            )
+            rows.append(row)
     header = (
-        f"{'n':>8} {'setup s':>8} {'gen s':>8} {'items/s':>9} {'no-write/s':>10} "
-        f"{'RSS setup MB':>13} {'peak RSS MB':>12} {'file MB':>8}"
+        f"{'n':>8} {'encoder':>8} {'setup s':>8} {'gen s':>8} {'written/s':>10} {'build/s':>9} "
+        f"{'w/b':>6} {'vs stdlib':>10} {'RSS setup MB':>13} {'peak RSS MB':>12} {'file MB':>8}"
     )
     print(header)
     for row in rows:
         print(
-            f"{row['n']:>8} {row['setup_s']:>8} {row['generate_s']:>8} "
-            f"{row['scenarios_per_s']:>9} {row['records_per_s_without_writing']:>10} "
-            f"{row['peak_rss_mb_after_setup']:>13} "
-            f"{row['peak_rss_mb']:>12} {row['file_mb']:>8}"
+            f"{row['n']:>8} {row['encoder']:>8} {row['setup_s']:>8.3f} {row['generate_s']:>8.3f} "
+            f"{row['scenarios_per_s']:>10.0f} {row['records_per_s_without_writing']:>9.0f} "
+            f"{row['written_over_built']:>6.2f} {row['written_vs_stdlib_same_run']:>9.2f}x "
+            f"{row['peak_rss_mb_after_setup']:>13} {row['peak_rss_mb']:>12} {row['file_mb']:>8}"
         )
     out = Path(__file__).parent / "results" / "generate.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(
         json.dumps(
-            {"machine": platform.platform(), "python": platform.python_version(), "results": rows},
+            {
+                "machine": platform.platform(),
+                "python": platform.python_version(),
+                "load_average_at_end": os.getloadavg(),
+                "rounds": args.rounds,
+                "results": rows,
+            },
             indent=2,
         )
         + "\n"

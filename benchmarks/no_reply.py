@@ -33,17 +33,11 @@ RESULTS = ROOT / "benchmarks" / "results" / "no_reply.json"
 def offline_means(items: Sequence[tuple[Any, str]]) -> dict[str, dict[str, float | None]]:
     """The offline judge's mean per text dimension without the rule and with it."""
     from empathybench.judging.judge_prompt import judged_dimensions
-    from empathybench.judging.offline_judge import (
-        JUDGE_TARGETS,
-        judge_features,
-        load_offline_judge,
-    )
+    from empathybench.judging.offline_judge import JUDGE_TARGETS, load_offline_judge
     from empathybench.judging.rubric import TEXT_DIMENSIONS
 
     judge = load_offline_judge()
-    raw = judge.head.predict(
-        judge_features(judge.encoder, [s for s, _ in items], [t for _, t in items])
-    )
+    raw = judge.scores(list(items))  # the head (calibrated) on every output, rule or not
     verdicts = judge.judge(list(items), run_id="benchmark")
     result: dict[str, dict[str, float | None]] = {"without_rule": {}, "with_rule": {}}
     for dimension in TEXT_DIMENSIONS:

@@ -5,7 +5,9 @@ efficiency = 2.0 s / measured wall. Rows:
 
 * raw httpx      - a bare ``httpx.AsyncClient`` loop: the ceiling of this server and machine
 * raw openai SDK - the same loop through ``openai.AsyncOpenAI`` (what our adapter uses)
-* empathybench   - ``execute_run`` end to end (manifest, retries, responses.jsonl, ...)
+* empathybench   - ``execute_run`` end to end (manifest, retries, responses.jsonl, ...) with
+  the lean aiohttp client (the default for openai-compatible servers), and once more with
+  ``--option client=sdk`` (the openai SDK adapter)
 * Inspect AI     - ``inspect_ai.eval`` with a plain ``generate()`` solver, no scorer, retries
   off, display "none", default logging; and once more with ``log_realtime=False`` (every sample
   still lands in the final log). Skipped, with a message, when inspect_ai cannot be imported:
@@ -48,15 +50,18 @@ SYSTEMS = (
     "raw_httpx",
     "raw_openai",
     "empathybench",
+    "empathybench_sdk",
     "inspect_ai",
     "inspect_ai_lean",
 )
+EMPATHYBENCH = {"empathybench": "lean", "empathybench_sdk": "sdk"}
 INSPECT = ("inspect_ai", "inspect_ai_lean")
 LABELS = {
     "raw_socket": "raw asyncio sockets",
     "raw_httpx": "raw httpx baseline",
     "raw_openai": "raw openai SDK",
     "empathybench": "empathybench runner",
+    "empathybench_sdk": "  --option client=sdk",
     "inspect_ai": "Inspect AI",
     "inspect_ai_lean": "  log_realtime=False",
 }
@@ -286,7 +291,7 @@ async def _raw_openai(base_url: str, bodies: list[dict[str, Any]], concurrency: 
 
 
 def _empathybench(
-    base_url: str, suite_path: str, run_dir: Path, n: int, concurrency: int
+    base_url: str, suite_path: str, run_dir: Path, n: int, concurrency: int, client: str = "lean"
 ) -> dict[str, Any]:
     import asyncio
 
@@ -298,7 +303,9 @@ def _empathybench(
     options = RunOptions(
         suite=suite,
         suite_source=suite_path,
-        spec=parse_model_id("openai-compatible/bench", base_url=base_url),
+        spec=parse_model_id(
+            "openai-compatible/bench", base_url=base_url, options={"client": client}
+        ),
         run_dir=run_dir,
         limit=n,
         max_connections=concurrency,
@@ -393,9 +400,12 @@ def child(args: argparse.Namespace) -> None:
         with Meter() as meter:
             ok = asyncio.run(runner(args.url, bodies, concurrency))
         result = {**meter.fields(), "ok": ok, "responses": len(bodies)}
-    elif system == "empathybench":
-        _empathybench(args.warm_url, args.suite, workdir / "warmup", WARMUP_REQUESTS, concurrency)
-        result = _empathybench(args.url, args.suite, workdir / "run", n, concurrency)
+    elif system in EMPATHYBENCH:
+        client = EMPATHYBENCH[system]
+        _empathybench(
+            args.warm_url, args.suite, workdir / "warmup", WARMUP_REQUESTS, concurrency, client
+        )
+        result = _empathybench(args.url, args.suite, workdir / "run", n, concurrency, client)
     else:
         os.environ.setdefault("FAKE_API_KEY", "not-needed")
         os.environ["INSPECT_DISPLAY"] = "none"
@@ -450,7 +460,7 @@ def check(system: str, result: dict[str, Any], n: int) -> list[str]:
         problems.append(f"server received {result['server']['count']} requests, expected {n}")
     if result["server"]["distinct_prompts"] != n:
         problems.append(f"server saw {result['server']['distinct_prompts']} distinct prompts")
-    if system == "empathybench" and (result["jsonl_lines"] != n or result["status"] != "complete"):
+    if system in EMPATHYBENCH and (result["jsonl_lines"] != n or result["status"] != "complete"):
         problems.append(f"run {result['status']} with {result['jsonl_lines']} jsonl lines")
     if system in INSPECT and result["status"] != "success":
         problems.append(f"eval status {result['status']}")

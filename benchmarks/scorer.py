@@ -8,7 +8,15 @@ time is measured in a fresh child process. CPU seconds and the load average are 
 because other processes on a small machine change wall times a lot. Prints a table and writes
 benchmarks/results/scorer.json.
 
+Encoder backends (issue 18), side by side in one process, interleaved over --rounds on the
+distinct labelled replies (no repeats, so the embedding cache does not help them):
+sentence-transformers' ``encode`` on the bundled model (the baseline), our encoder on torch,
+our encoder on ONNX Runtime, and the ONNX encoder again on the same texts (all cached); per
+stage, the tokenizer alone. Then the bundled empathy head's scores from the ONNX embeddings
+against the torch ones (max |Δ| on the 1–3 scale) and the cosine of the two embeddings.
+
     python benchmarks/scorer.py [--n 2000] [--batch-sizes 16 64 128] [--threads 2]
+    python benchmarks/scorer.py --backends-only [--rounds 3] [--n 2000]
 """
 
 from __future__ import annotations
@@ -51,11 +59,16 @@ def main() -> None:
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[16, 64, 128])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--skip-training", action="store_true")
+    parser.add_argument("--backends-only", action="store_true")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
     import torch
 
     torch.set_num_threads(args.threads)
+    if args.backends_only:
+        compare_backends(args.rounds, args.n)
+        return
     from empathybench.judging.offline_data import load_judge_labels
     from empathybench.judging.offline_judge import load_offline_judge, train_offline_judge
     from empathybench.scorer.empathy_data import load_empathy_labels
@@ -151,6 +164,80 @@ def main() -> None:
         + "\n"
     )
     print(f"wrote {RESULTS}")
+
+
+def compare_backends(rounds: int, limit: int) -> None:
+    import statistics
+
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+    from empathybench.scorer.empathy_data import load_empathy_labels
+    from empathybench.scorer.empathy_scorer import load_empathy_scorer
+    from empathybench.scorer.encoder import TextEncoder, bundled_encoder_dir
+
+    texts = sorted({r.response for r in load_empathy_labels().records})[:limit]
+    baseline = SentenceTransformer(str(bundled_encoder_dir()), device="cpu")
+    torch_encoder = TextEncoder(backend="torch")
+    onnx_encoder = TextEncoder(backend="onnx")
+    head = load_empathy_scorer().head
+
+    def cold(encoder: TextEncoder) -> Any:
+        encoder.clear_cache()
+        return encoder.encode(texts)
+
+    systems: dict[str, Any] = {
+        "sentence-transformers encode": lambda: baseline.encode(texts, batch_size=64),
+        "empathybench, torch": lambda: cold(torch_encoder),
+        "empathybench, onnx": lambda: cold(onnx_encoder),
+        "empathybench, onnx, cached": lambda: onnx_encoder.encode(texts),
+        "  stage: tokenizer only": lambda: onnx_encoder._tokenizer(
+            texts, padding=True, truncation=True, max_length=256, return_tensors="np"
+        ),
+    }
+    for action in systems.values():  # warm-up (first-use costs, the cache for "cached")
+        action()
+    walls: dict[str, list[float]] = {name: [] for name in systems}
+    for _ in range(rounds):
+        for name, action in systems.items():
+            walls[name].append(timed(action)[1])
+    base = statistics.median(walls["sentence-transformers encode"])
+    rows = []
+    print(f"{len(texts)} distinct replies; median of {rounds} interleaved rounds")
+    print(f"{'system':32} {'wall s':>8} {'texts/s':>9} {'vs s-t':>8}")
+    for name, values in walls.items():
+        wall = statistics.median(values)
+        ratio = base / wall
+        rows.append({"system": name, "wall_s": round(wall, 3), "vs_sentence_transformers": ratio})
+        print(f"{name:32} {wall:>8.3f} {len(texts) / wall:>9.1f} {ratio:>7.2f}x")
+    a, b = cold(onnx_encoder), cold(torch_encoder)
+    cosine = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    reference = baseline.encode(texts, batch_size=64)
+    cosine_st = (a * reference).sum(axis=1) / (
+        np.linalg.norm(a, axis=1) * np.linalg.norm(reference, axis=1)
+    )
+    delta = float(np.abs(head.predict(a) - head.predict(b)).max())
+    print(
+        f"cosine onnx vs torch: min {cosine.min():.6f}; onnx vs sentence-transformers: min "
+        f"{cosine_st.min():.6f}; empathy head scores max |Δ| (1–3 scale): {delta:.5f}"
+    )
+    out = RESULTS.with_name("scorer_backends.json")
+    out.write_text(
+        json.dumps(
+            {
+                "texts": len(texts),
+                "rounds": rounds,
+                "rows": rows,
+                "min_cosine_onnx_torch": float(cosine.min()),
+                "min_cosine_onnx_sentence_transformers": float(cosine_st.min()),
+                "max_abs_score_delta": delta,
+                "load_average_1m": round(os.getloadavg()[0], 2),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

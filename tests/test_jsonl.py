@@ -2,8 +2,9 @@ from pathlib import Path
 
 import pytest
 
+from empathybench import jsonl
 from empathybench.errors import UserError
-from empathybench.jsonl import read_json_record
+from empathybench.jsonl import RecordFormatError, read_json, read_json_lines, read_json_record
 from empathybench.types import TokenUsage
 
 
@@ -44,3 +45,59 @@ def test_read_records_names_the_line_that_is_not_utf8(tmp_path: Path) -> None:
         list(read_records(path, TokenUsage))
     path.write_bytes(b'{"input_tokens": 1}\r\n\n{"input_tokens": 2}\n')
     assert [r.input_tokens for r in read_records(path, TokenUsage)] == [1, 2]
+
+
+def _lines(path: Path, content: bytes, **options: bool) -> list[tuple[int, object]]:
+    path.write_bytes(content)
+    return list(read_json_lines(path, **options))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"a": 1}\n{"a": \n', ":2: not valid JSON"),
+        (b'{"a": 1}\n\xff\xfe\x00\n', ":2: not UTF-8 text"),
+        (b"[" * 100_000 + b"]" * 100_000 + b"\n", ":1: JSON nested deeper than 64"),
+        (b"[" * 65 + b"]" * 65 + b"\n", ":1: JSON nested deeper than 64"),
+    ],
+)
+def test_a_bad_jsonl_line_is_one_error_naming_file_and_line(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "records.jsonl"
+    with pytest.raises(RecordFormatError, match=message) as raised:
+        _lines(path, content)
+    assert str(raised.value).startswith(f"{path}:")
+
+
+def test_nesting_up_to_the_limit_and_a_torn_tail(tmp_path: Path) -> None:
+    deep = b"[" * 64 + b"]" * 64
+    assert _lines(tmp_path / "a.jsonl", deep + b"\n\n{}\n") == [(1, eval(deep)), (3, {})]
+    assert _lines(tmp_path / "b.jsonl", b'{"a": 1}\n{"a": 2', torn_tail=True) == [(1, {"a": 1})]
+    with pytest.raises(RecordFormatError, match=":2: not valid JSON"):
+        _lines(tmp_path / "c.jsonl", b'{"a": 1}\n{"a": 2')
+
+
+def test_a_line_over_the_limit_is_refused_without_reading_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 100)
+    with pytest.raises(RecordFormatError, match=":2: line longer than 100 bytes"):
+        _lines(tmp_path / "long.jsonl", b"{}\n" + b'{"a": "' + b"x" * 200 + b'"}\n')
+
+
+@pytest.mark.parametrize("kind", ["folder", "binary", "missing", "large"])
+def test_read_json_refuses_what_is_not_a_json_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    path = tmp_path / "x.json"
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "binary":
+        path.write_bytes(b'{"a": "\x00"}')
+    elif kind == "large":
+        monkeypatch.setattr(jsonl, "MAX_FILE_BYTES", 10)
+        path.write_text('{"a": "0123456789"}')
+    expected = {"folder": "is a folder", "binary": "NUL", "missing": "no such file"}
+    with pytest.raises(UserError, match=expected.get(kind, "larger than the 10 bytes")):
+        read_json(path)

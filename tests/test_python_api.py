@@ -116,7 +116,9 @@ def test_errors_name_the_parameter_and_the_cli_its_flag(
     with pytest.raises(SystemExit) as exited:
         main(["run", "--model", "mock/echo", "--limit", "0", "--run-dir", str(tmp_path / "y")])
     assert exited.value.code == 2
-    assert capsys.readouterr().err.strip() == "error: --limit must be a positive number, got 0"
+    # the command checks its flags first (validation.check_count), naming the flag too
+    assert capsys.readouterr().err.strip() == "error: --limit: must be at least 1, got 0"
+    assert not (tmp_path / "y").exists()
 
 
 def test_a_self_judge_is_refused_before_any_answer(tmp_path: Path) -> None:

@@ -58,9 +58,13 @@ def script(body: Any, attempt: int) -> Behaviour:
     return ok(latency=0.01)
 
 
-def run_against(server: FakeLLMServer, suite: Suite, run_dir: Path, cache: Path) -> RunResult:
+def run_against(
+    server: FakeLLMServer, suite: Suite, run_dir: Path, cache: Path, client: str = "lean"
+) -> RunResult:
     spec = parse_model_id(
-        "openai-compatible/fake-model", base_url=server.openai_base_url, options={"timeout": 0.5}
+        "openai-compatible/fake-model",
+        base_url=server.openai_base_url,
+        options={"timeout": 0.5, "client": client},
     )
     options = RunOptions(
         suite=suite,
@@ -75,15 +79,18 @@ def run_against(server: FakeLLMServer, suite: Suite, run_dir: Path, cache: Path)
     return asyncio.run(execute_run(options))
 
 
+@pytest.mark.parametrize("client", ["lean", "sdk"])
 def test_faults_end_in_answers_or_explicit_errors_and_nothing_is_billed_twice(
-    small_suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    small_suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, client: str
 ) -> None:
     monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", PLANTED_KEY)
     prompts = {s.id: s.messages[-1].content for s in small_suite.scenarios}
     faults = {sid: fault_of(prompt) for sid, prompt in prompts.items()}
     assert {"ok", "empty", "400"} <= set(faults.values()), "the suite should exercise faults"
     with FakeLLMServer(script=script) as server:
-        result = run_against(server, small_suite, tmp_path / "run", tmp_path / "cache.sqlite")
+        result = run_against(
+            server, small_suite, tmp_path / "run", tmp_path / "cache.sqlite", client
+        )
         assert len(result.responses) == len(small_suite.scenarios)
         for (sid, _), response in result.responses.items():
             fault = faults[sid]
@@ -101,7 +108,9 @@ def test_faults_end_in_answers_or_explicit_errors_and_nothing_is_billed_twice(
         assert result.manifest.status == "incomplete"
 
         before = {sid: server.count(prompt=p) for sid, p in prompts.items()}
-        again = run_against(server, small_suite, tmp_path / "run", tmp_path / "cache.sqlite")
+        again = run_against(
+            server, small_suite, tmp_path / "run", tmp_path / "cache.sqlite", client
+        )
         for sid, prompt in prompts.items():
             sent_now = server.count(prompt=prompt) - before[sid]
             if faults[sid] in ("empty", "400"):
@@ -119,9 +128,12 @@ def test_faults_end_in_answers_or_explicit_errors_and_nothing_is_billed_twice(
             assert PLANTED_KEY.encode() not in path.read_bytes(), path
 
 
-def test_concurrency_is_bounded_by_max_connections(small_suite: Suite, tmp_path: Path) -> None:
+@pytest.mark.parametrize("client", ["lean", "sdk"])
+def test_concurrency_is_bounded_by_max_connections(
+    small_suite: Suite, tmp_path: Path, client: str
+) -> None:
     with FakeLLMServer(default=ok(latency=0.1)) as server:
-        run_against(server, small_suite, tmp_path / "run", tmp_path / "cache.sqlite")
+        run_against(server, small_suite, tmp_path / "run", tmp_path / "cache.sqlite", client)
         assert 2 <= server.max_in_flight <= 6
 
 

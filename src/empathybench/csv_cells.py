@@ -16,11 +16,13 @@ from __future__ import annotations
 import csv
 import io
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from empathybench.errors import UserError
+from empathybench.jsonl import MAX_FILE_BYTES, read_text
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _LETTER = re.compile(r"^\s*(?:(?:answer|response|option)\s+)?([A-Za-z])\s*[.)]?\s*$", re.I)
@@ -47,6 +49,13 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return buffer.getvalue()
 
 
+def read_csv_text(path: Path) -> str:
+    """The text of a UTF-8 CSV file (BOM dropped), read safely, with fields allowed up to the
+    file size limit (the csv module refuses fields over 131,072 characters by default)."""
+    csv.field_size_limit(min(sys.maxsize, MAX_FILE_BYTES))
+    return read_text(path, "a UTF-8 CSV file", encoding="utf-8-sig")
+
+
 def read_csv_rows(
     path: Path, *, required: Sequence[str], optional: Sequence[str], what: str
 ) -> list[tuple[int, dict[str, str]]]:
@@ -54,15 +63,7 @@ def read_csv_rows(
 
     ``what`` names a row in the missing-column message ("a vote CSV needs a header with …").
     """
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected a CSV file") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text; save the CSV as UTF-8") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(read_csv_text(path), newline=""))
     try:
         header = [name.strip().lower() for name in next(reader, [])]
         rows = []

@@ -15,7 +15,7 @@ class UserError(Exception):
     """A mistake the user can fix: bad input, unknown name, missing file or key."""
 
 
-class ParameterError(UserError):
+class ParameterError(UserError, ValueError):
     """A bad value of a library parameter; the message names ``parameters`` as written.
 
     ``parameters`` lists the parameter names the message mentions (the bad one first), each
@@ -27,6 +27,16 @@ class ParameterError(UserError):
         super().__init__(message)
         self.message = message
         self.parameters = tuple(parameters)
+        self.problem: str | None = None
+
+    @classmethod
+    def about(cls, parameters: str | Sequence[str], problem: str) -> ParameterError:
+        """``a and b: problem`` — the parameters lead the message, and only those leading
+        names are renamed by ``render`` (a path or value in ``problem`` is kept as given)."""
+        names = (parameters,) if isinstance(parameters, str) else tuple(parameters)
+        error = cls(f"{' and '.join(names)}: {problem}", parameters=names)
+        error.problem = problem
+        return error
 
     @property
     def parameter(self) -> str:
@@ -36,12 +46,16 @@ class ParameterError(UserError):
     def render(self, name: Callable[[str, str | None], str]) -> str:
         """The message with every named parameter replaced by ``name(parameter, value)``.
 
-        ``value`` is the text after ``=`` (quotes removed) where the message gives one.
+        ``value`` is the text after ``=`` (quotes removed) where the message gives one. A
+        name inside a path (``runs/limit/x``) is left alone.
         """
+        if self.problem is not None:
+            names = (name(parameter, None) for parameter in self.parameters)
+            return f"{' and '.join(names)}: {self.problem}"
         text = self.message
         for parameter in sorted(self.parameters, key=len, reverse=True):
             pattern = re.compile(
-                rf"(?<![\w-]){re.escape(parameter)}(?:=(\"[^\"]*\"|'[^']*'|[^\s,;:)]+))?(?![\w-])"
+                rf"(?<![\w/\\.-]){re.escape(parameter)}(?:=(\"[^\"]*\"|'[^']*'|[^\s,;:)]+))?(?![\w/\\-])"
             )
 
             def replace(match: re.Match[str], parameter: str = parameter) -> str:

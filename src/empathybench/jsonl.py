@@ -1,4 +1,5 @@
-"""Canonical JSON lines: one serialisation for every record the project writes.
+"""Canonical JSON lines: one serialisation for every record the project writes, and one
+safe reader for every JSON, JSONL or text file the project reads.
 
 Records are written with the standard library (sorted by declaration order, compact
 separators, UTF-8), not with pydantic's serialiser, so that the bytes of a file do not
@@ -10,19 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from empathybench.errors import UserError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
-class RecordFormatError(UserError):
-    """A JSONL file has a line that is not a valid record."""
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -31,6 +30,34 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 def canonical_json_data(data: object) -> str:
     """The canonical text of JSON-ready data (used directly by the generator's fast path)."""
     return _ENCODER.encode(data)
+
+
+_ORJSON_OPTIONS = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+
+
+def _refuse(value: object) -> object:
+    raise TypeError(f"not plain JSON data: {type(value).__name__}")
+
+
+def canonical_json_bytes(data: object) -> bytes:
+    """``canonical_json_data(data)`` as UTF-8 bytes, byte for byte, for data without floats.
+
+    orjson (several times faster) writes the same bytes as the standard library for strings,
+    integers up to 64 bits, booleans, null, and lists and dicts in insertion order. What it
+    refuses goes to the standard library: integers beyond 64 bits, subclasses (enums),
+    non-string keys, lone surrogates. Floats are the caller's promise: the two libraries format
+    some of them differently (``1e-05``) and orjson writes NaN as ``null``, so data that may
+    hold a float must use ``canonical_json_data``. Scenario records hold none (``Scenario``
+    has no float field, and a test walks every kind the generators make).
+    """
+    try:
+        return orjson.dumps(data, default=_refuse, option=_ORJSON_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError):
+        return canonical_json_data(data).encode("utf-8")
 
 
 def canonical_digest(*parts: object) -> str:
@@ -54,27 +81,135 @@ def _first_error(error: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
-def read_records(path: Path, model: type[ModelT]) -> Iterator[ModelT]:
-    """Parse each non-empty line of ``path`` as ``model``; errors name the file and line."""
-    if not path.exists():
-        raise UserError(f"{path}: no such file")
-    if path.is_dir():
-        raise UserError(f"{path}: is a directory, expected a JSONL file")
+class RecordFormatError(UserError):
+    """A JSON or JSONL file (or one of its lines) is not valid; the message names file:line."""
+
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects a file may hold (records need fewer than 10)."""
+MAX_FILE_BYTES = 1 << 30
+"""Largest file read whole (JSON, YAML, CSV) or line by line (JSONL): 1 GiB."""
+MAX_LINE_BYTES = 64 << 20
+"""Longest JSONL line: 64 MiB (a record is a few KiB)."""
+
+
+def _too_deep(data: object, limit: int) -> bool:
+    """Whether ``data`` nests arrays/objects deeper than ``limit`` (iterative: no recursion)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > limit:
+                return True
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def parse_json(text: str, where: str) -> object:
+    """One JSON value from ``text``; anything wrong is one ``RecordFormatError`` naming
+    ``where`` (``file`` or ``file:line``): syntax, non-finite numbers, nesting deeper than
+    ``MAX_JSON_DEPTH``."""
+    # Nesting needs brackets: counting them (in C) skips the walk for every ordinary record.
+    may_be_deep = text.count("[") + text.count("{") > MAX_JSON_DEPTH
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RecordFormatError(f"{where}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        data = None
+        may_be_deep = True
+    if may_be_deep and (data is None or _too_deep(data, MAX_JSON_DEPTH)):
+        raise RecordFormatError(
+            f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels; not a file this reads"
+        )
+    return data
+
+
+def check_readable_file(path: Path, what: str) -> int:
+    """The size of ``path`` after checking it is a regular file of at most MAX_FILE_BYTES."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except OSError as error:
+        raise UserError(f"{path}: cannot read ({error.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise UserError(f"{path}: is a folder, expected {what}")
+    if not stat.S_ISREG(info.st_mode):
+        raise UserError(f"{path}: not a regular file, expected {what}")
+    if info.st_size > MAX_FILE_BYTES:
+        raise UserError(
+            f"{path}: {info.st_size:,} bytes is larger than the {MAX_FILE_BYTES:,} bytes "
+            f"this reads as {what}"
+        )
+    return info.st_size
+
+
+def read_text(path: Path, what: str = "a text file", *, encoding: str = "utf-8") -> str:
+    """The whole text of a UTF-8 file; a missing, binary, oversized or non-file path is one
+    ``UserError`` naming it and saying what was expected (``what``, e.g. "a JSON file")."""
+    check_readable_file(path, what)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UserError(f"{path}: cannot read ({error.strerror})") from None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise RecordFormatError(f"{path}:{line}: not UTF-8 text; expected {what}") from None
+    if "\x00" in text:
+        raise RecordFormatError(f"{path}: holds NUL bytes (binary data), expected {what}")
+    return text
+
+
+def read_json(path: Path) -> object:
+    """One JSON document (any value) from a file, read safely (see ``parse_json``)."""
+    return parse_json(read_text(path, "a JSON file"), str(path))
+
+
+def read_json_lines(path: Path, *, torn_tail: bool = False) -> Iterator[tuple[int, object]]:
+    """``(line number, value)`` for each non-blank line of a JSONL file, read safely.
+
+    ``torn_tail``: a last line without its newline (a writer killed mid-line) is skipped
+    instead of reported, for append-only logs.
+    """
+    check_readable_file(path, "a JSONL file")
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        number = 0
+        while raw := handle.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise RecordFormatError(
+                        f"{path}:{number}: line longer than {MAX_LINE_BYTES:,} bytes"
+                    )
+                if torn_tail:
+                    return
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
                 raise RecordFormatError(f"{path}:{number}: not UTF-8 text") from None
             if not line.strip():
                 continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise RecordFormatError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-            if not isinstance(data, dict):
-                raise RecordFormatError(f"{path}:{number}: expected a JSON object")
-            yield parse_record(data, model, f"{path}:{number}")
+            yield number, parse_json(line, f"{path}:{number}")
+
+
+def read_json_objects(
+    path: Path, *, torn_tail: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``read_json_lines`` where every line must be a JSON object."""
+    for number, data in read_json_lines(path, torn_tail=torn_tail):
+        if not isinstance(data, dict):
+            raise RecordFormatError(f"{path}:{number}: expected a JSON object")
+        yield number, data
+
+
+def read_records(path: Path, model: type[ModelT], *, torn_tail: bool = False) -> Iterator[ModelT]:
+    """Parse each non-empty line of ``path`` as ``model``; errors name the file and line."""
+    for number, data in read_json_objects(path, torn_tail=torn_tail):
+        yield parse_record(data, model, f"{path}:{number}")
 
 
 def parse_record(data: dict[str, object], model: type[ModelT], where: str) -> ModelT:
@@ -98,16 +233,9 @@ def parse_record(data: dict[str, object], model: type[ModelT], where: str) -> Mo
 
 def read_json_record(path: Path, model: type[ModelT]) -> ModelT:
     """One JSON file as ``model``; a bad file is one ``UserError`` line naming it."""
-    if not path.is_file():
-        raise UserError(f"{path}: no such file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}: not valid JSON ({error.msg})") from None
+    data = read_json(path)
     if not isinstance(data, dict):
-        raise UserError(f"{path}: expected a JSON object")
+        raise RecordFormatError(f"{path}: expected a JSON object")
     return parse_record(data, model, str(path))
 
 

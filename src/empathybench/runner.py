@@ -32,13 +32,16 @@ from empathybench.progress import ProgressCallback, ProgressUpdate, report_progr
 from empathybench.prompts.answer_guide import answer_guide
 from empathybench.prompts.strategies import Strategy, apply_strategy, get_strategy
 from empathybench.runtime import provenance
-from empathybench.runtime.cache import ResponseCache, cache_key
+from empathybench.runtime.cache import ResponseCache, cache_key, check_cache_path
+from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.pricing import Price
 from empathybench.runtime.retry import RateLimiter, call_with_retries
 from empathybench.runtime.run_store import ItemKey, RunStore
+from empathybench.runtime.url_secrets import redact_url
 from empathybench.types import (
     CallError,
     ChatMessage,
+    JudgeRequest,
     Response,
     RunManifest,
     RunTotals,
@@ -47,6 +50,11 @@ from empathybench.types import (
     Suite,
     SuiteRef,
     TokenUsage,
+)
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_number,
 )
 
 
@@ -98,6 +106,25 @@ class RunOptions:
     """Called when the run starts and after every answer (see ``empathybench.progress``)."""
     answer_mode: AnswerMode | None = None
     """guided | free; None: guided for local models, free for the rest."""
+    judging: JudgeRequest | None = None
+    """The judges the caller will score with, recorded for ``run --resume`` (None: keep
+    what the manifest says)."""
+
+
+MAX_EPOCHS = 1000
+"""Most answers per item a run takes (the item list is built up front)."""
+
+
+def check_run_options(options: RunOptions) -> None:
+    """Refuse out-of-range settings before any file is written or model called."""
+    check_count("epochs", options.epochs, maximum=MAX_EPOCHS)
+    check_count("limit", options.limit)
+    check_count("max_connections", options.max_connections)
+    check_count("max_attempts", options.max_attempts)
+    check_number("requests_per_minute", options.requests_per_minute, above=0)
+    check_number("max_backoff_s", options.max_backoff_s, minimum=0)
+    check_directory_target("run_dir", options.run_dir)
+    check_cache_path(options.cache_path)
 
 
 @dataclass
@@ -138,14 +165,24 @@ def select_items(item_set: ItemSet, limit: int | None, kinds: list[str] | None) 
     return chosen[:limit] if limit is not None else chosen
 
 
-def run_answer_mode(spec: ModelSpec, strategy: str, requested: str | None) -> AnswerMode:
+def run_answer_mode(
+    spec: ModelSpec, strategy: str, requested: str | None, suite: ItemSet | None = None
+) -> AnswerMode:
     """The answer mode of a run (see ``registry.resolve_answer_mode``).
 
     A strategy that asks for a reasoning line before the answer (chain-of-empathy,
     empathize-first) needs free answers: guided answers start with the fields. Local models
-    then default to free, and an explicit ``guided`` is refused.
+    then default to free, and an explicit ``guided`` is refused. The same holds for the
+    original benchmark's items, which ask no question to guide.
     """
     mode = resolve_answer_mode(spec, requested)
+    if mode == "guided" and isinstance(suite, Suite) and suite.origin == "original-benchmark":
+        if requested is None:
+            return "free"
+        raise UserError(
+            f"{suite.name}: the original benchmark's items ask no EMOTION or NEEDS_HELP "
+            "question, so there is nothing to guide: use --answer-mode free"
+        )
     if mode == "guided" and get_strategy(strategy).system_addendum is not None:
         if requested is None:
             return "free"
@@ -177,8 +214,9 @@ def _new_manifest(
             source=options.suite_source,
             sha256=options.suite.sha256,
             n=len(options.suite.items),
+            origin=options.suite.origin if isinstance(options.suite, Suite) else "empathybench",
         ),
-        model=options.spec.model_dump(mode="json"),
+        model=recorded_model(options.spec),
         strategy=strategy.name,
         strategy_version=strategy.version,
         prompt_version=options.suite.prompt_version,
@@ -194,7 +232,16 @@ def _new_manifest(
         totals=RunTotals(items=n_items),
         track=options.suite.track,
         answer_mode=answer_mode,
+        judging=options.judging,
     )
+
+
+def recorded_model(spec: ModelSpec) -> dict[str, object]:
+    """The model spec as a manifest records it: its server URL without credentials."""
+    data = spec.model_dump(mode="json")
+    if spec.base_url:
+        data["base_url"] = redact_url(spec.base_url)
+    return data
 
 
 def _check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) -> None:
@@ -332,18 +379,22 @@ def _response(
 
 
 async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> RunResult:
-    """Run (or resume) ``options`` and return the latest response of every item."""
-    if options.epochs < 1:
-        raise ParameterError(
-            f"epochs must be at least 1, got {options.epochs}", parameters=["epochs"]
-        )
-    if options.max_connections < 1:
-        raise ParameterError(
-            f"max_connections must be at least 1, got {options.max_connections}",
-            parameters=["max_connections"],
-        )
+    """Run (or resume) ``options`` and return the latest response of every item.
+
+    The run directory is held exclusively (``runtime.directory_lock``) from before the
+    manifest is read until the last record is written: a second process gets
+    ``DirectoryInUse`` before it sends any call.
+    """
+    with hold_directory(options.run_dir):
+        return await _execute_run(options, model)
+
+
+async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult:
+    check_run_options(options)
     strategy = get_strategy(options.strategy)
-    answer_mode = run_answer_mode(options.spec, options.strategy, options.answer_mode)
+    answer_mode = run_answer_mode(
+        options.spec, options.strategy, options.answer_mode, options.suite
+    )
     chosen = select_items(options.suite, options.limit, options.kinds)
     items = [(item, epoch) for epoch in range(options.epochs) for item in chosen]
     store = RunStore(options.run_dir)
@@ -356,6 +407,8 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
                 "run_id": existing.run_id,
                 "created_at": existing.created_at,
                 "totals": RunTotals(items=len(items), wall_s=existing.totals.wall_s),
+                "judging": options.judging or existing.judging,
+                "judges": existing.judges,
             }
         )
     store.write_manifest(manifest)
@@ -368,7 +421,11 @@ async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> Run
         if (item.id, epoch) in previous and previous[(item.id, epoch)].ok:
             totals.add(previous[(item.id, epoch)])
     own_model = model is None
-    model = model if model is not None else create_model(options.spec)
+    model = (
+        model
+        if model is not None
+        else create_model(options.spec, max_connections=options.max_connections)
+    )
     cache = ResponseCache(options.cache_path) if options.cache_path else None
     limiter = RateLimiter(options.requests_per_minute)
     work: Iterator[tuple[RunItem, int]] = iter(pending)

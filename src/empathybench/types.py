@@ -14,11 +14,17 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
 )
 
 SCHEMA_VERSION = 1
 KNOWN_SCHEMA_VERSIONS = frozenset({1})
+
+ORIGINAL_TEMPLATE_VERSION = "original-benchmark"
+"""The template version of items converted from the original benchmark's JSON files
+(``empathybench.original``): they have no options and no answer format, so every dimension
+is judged from the reply."""
 
 ScenarioKind = Literal[
     "emotion_support",
@@ -162,6 +168,13 @@ class Scenario(Record):
         return self.options[LETTERS.index(self.correct_letter)]
 
     @property
+    def answers_in_reply(self) -> bool:
+        """True for items of the original benchmark: the model is asked no EMOTION or
+        NEEDS_HELP question, so those dimensions are judged from the reply (the options hold
+        the original's accepted emotion words and are never shown)."""
+        return self.template_version == ORIGINAL_TEMPLATE_VERSION
+
+    @property
     def group_help_key(self) -> str | None:
         """Who needs help, for group items that ask it (template v2 on): a name, or
         ``"nobody"``. ``None`` for other items and for v1 group items, which presuppose
@@ -230,6 +243,13 @@ class Suite(BaseModel):
         return self.scenarios
 
     @property
+    def origin(self) -> SuiteOrigin:
+        """``original-benchmark`` when every item comes from the original benchmark's files."""
+        if self.scenarios and all(s.answers_in_reply for s in self.scenarios):
+            return "original-benchmark"
+        return "empathybench"
+
+    @property
     def prompt_version(self) -> str:
         """The prompt version of the suite's scenarios (one per generated suite)."""
         versions = sorted({scenario.prompt_version for scenario in self.scenarios})
@@ -244,7 +264,15 @@ class TokenUsage(Record):
 class CallError(Record):
     kind: str
     message: str
+    """What went wrong; any URL in it is recorded without credentials."""
     status: int | None = None
+
+    @field_validator("message")
+    @classmethod
+    def _no_secrets(cls, message: str) -> str:
+        from empathybench.runtime.url_secrets import redact_urls
+
+        return redact_urls(message)
 
 
 class Response(Record):
@@ -274,12 +302,18 @@ class Response(Record):
         return self.error is None and self.text is not None
 
 
+SuiteOrigin = Literal["empathybench", "original-benchmark"]
+
+
 class SuiteRef(Record):
     name: str
     source: str
     """A bundled suite's name, or the path of the suite file."""
     sha256: str
     n: int
+    origin: SuiteOrigin = "empathybench"
+    """``original-benchmark``: the original benchmark's items (or its tester's results,
+    imported), judged from the reply (see ``Scenario.answers_in_reply``)."""
 
 
 class RunTotals(Record):
@@ -291,6 +325,17 @@ class RunTotals(Record):
     output_tokens: int = 0
     cost_usd: float | None = None
     wall_s: float = 0.0
+
+
+class JudgeRequest(Record):
+    """What ``run`` was asked to score with: its ``--judge`` values, or ``--no-judge``."""
+
+    judges: list[str] = Field(default_factory=list)
+    """Judge ids as resolved at the start (``offline`` when none was named and it was used)."""
+    no_judge: bool = False
+    judge_base_url: str | None = None
+    """Recorded without credentials (``runtime.url_secrets``)."""
+    allow_self_judge: bool = False
 
 
 class RunManifest(Record):
@@ -322,6 +367,9 @@ class RunManifest(Record):
     track: RunTrack = "scenarios"
     """What the run answered: benchmark scenarios, or the therapy track's questions (whose
     ids stand in ``Response.scenario_id``)."""
+    judging: JudgeRequest | None = None
+    """The judges asked for when the run started (``run --resume`` uses them again); None in
+    runs made before this was recorded."""
     answer_mode: Literal["guided", "free"] = "free"
     """guided: the engine filled the answer fields and the model wrote the reply (see
     ``models.guided``); free: the model wrote the whole answer. Runs made before guided

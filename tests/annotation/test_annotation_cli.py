@@ -87,7 +87,7 @@ def test_bad_input_is_one_error_line(
     )
     one_error(
         ["annotate", "results", str(study_dir), "--min-agreement", "1.5"],
-        "--min-agreement 1.5",
+        "--min-agreement: must be at most 1, got 1.5",
         capsys,
     )
     (study_dir / "study.json").write_text("{garbled", encoding="utf-8")

@@ -63,8 +63,18 @@ def test_train_and_eval_an_empathy_head(tmp_path: Path) -> None:
     evaluated = cli("scorer", "eval", "--head", "head", "-o", "eval.json", cwd=tmp_path)
     assert evaluated.returncode == 0, evaluated.stderr
     assert "train mean" in evaluated.stdout and "0.352" in evaluated.stdout
+    assert "reply length in words" in evaluated.stdout
     figures = json.loads((tmp_path / "eval.json").read_text())
-    assert figures["mse"] == config["metrics"]["mse"]
+    assert figures["mse"]["mse"] == config["metrics"]["mse"]
+    rows = {row["name"]: row for row in figures["agreement"]["rows"]}
+    assert set(rows) == {"signals head", "length", "lexicon"}
+    for row in rows.values():
+        assert set(row["spearman"]) == {"cognitive", "emotional", "behavioral", "empathy"}
+        empathy = row["spearman"]["empathy"]
+        assert empathy["low"] <= empathy["rho"] <= empathy["high"]
+    assert figures["agreement"]["n"] == config["metrics"]["n_test"]
+    bad = cli("scorer", "eval", "--head", "head", "--split", "dev", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: unknown split")
 
 
 def test_run_uses_the_offline_judge_by_default_then_distils_an_llm_judge(tmp_path: Path) -> None:

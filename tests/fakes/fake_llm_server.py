@@ -159,6 +159,8 @@ class FakeLLMServer:
         self.script = script
         self.max_in_flight = 0
         """The most requests the server was handling at the same moment."""
+        self.connections = 0
+        """TCP connections accepted (keep-alive clients reuse theirs)."""
         self._queue: deque[Behaviour] = deque()
         self._requests: list[RecordedRequest] = []
         self._attempts: dict[str | None, int] = {}
@@ -274,6 +276,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.fake._lock:
+            self.server.fake.connections += 1
 
     def do_POST(self) -> None:
         fake = self.server.fake

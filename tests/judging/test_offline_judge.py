@@ -10,11 +10,15 @@ pytest.importorskip("torch")
 
 from empathybench.analysis.summary import build_run_summary
 from empathybench.errors import UserError
+from empathybench.judging.judge_calibration import DimensionCalibration, JudgeCalibration
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.judging.llm_judge import JudgeSettings
 from empathybench.judging.no_reply import NO_REPLY
+from empathybench.judging.offline_features import FEATURES_V2
 from empathybench.judging.offline_judge import (
+    JUDGE_TARGETS,
     OFFLINE_LABEL,
+    OfflineJudge,
     evaluate_offline_judge,
     judge_label,
     load_offline_judge,
@@ -118,9 +122,12 @@ def test_distilling_an_llm_judges_verdicts(run_dir: Path, tmp_path: Path) -> Non
     report = evaluate_offline_judge(judge, test, labels_name="held out")
     assert report.items == len(test)
     assert {row.dimension for row in report.dimensions} == set(TEXT_DIMENSIONS)
-    judge.head.save(tmp_path / "head")
+    assert judge.calibration is not None and judge.calibration.method == "isotonic"
+    judge.save(tmp_path / "head")
+    assert (tmp_path / "head" / "calibration.json").is_file()
     reloaded = load_offline_judge(f"offline:{tmp_path / 'head'}")
     assert reloaded.id == "offline:head"
+    assert reloaded.calibration == judge.calibration
     before = judge.judge([(r.scenario, r.response) for r in test], run_id="x")
     after = reloaded.judge([(r.scenario, r.response) for r in test], run_id="x")
     assert [v.scores for v in before] == [v.scores for v in after]
@@ -165,3 +172,48 @@ def test_non_replies_score_zero_without_reaching_the_head(
         mixed[1].scores["cheering_up"].value
         == judge.judge([(scenario, GOOD)], run_id="t")[0].scores["cheering_up"].value
     )
+
+
+def test_the_bundled_heads_load_by_id() -> None:
+    newest = load_offline_judge()
+    assert newest.id == "offline"
+    assert newest.head.config.features == FEATURES_V2
+    assert newest.calibration is not None
+    assert {d.dimension for d in newest.calibration.dimensions} == set(TEXT_DIMENSIONS)
+    first = load_offline_judge("offline:judge-v1")
+    assert first.id == "offline:judge-v1"
+    assert first.head.config.features == "response+context" and first.calibration is None
+    with pytest.raises(UserError, match="bundled: offline:judge-v1"):
+        load_offline_judge("offline:judge-v9")
+
+
+def test_the_stored_calibration_is_what_the_judge_reports(small_suite: Suite) -> None:
+    judge = load_offline_judge()
+    assert judge.calibration is not None
+    scenario = next(s for s in small_suite.scenarios if s.kind == "emotion_support")
+    items = [(scenario, GOOD), (scenario, "EMOTION: A\nNEEDS_HELP: yes\nREPLY: ok whatever")]
+    raw = judge.raw_scores(items)
+    calibrated = judge.calibration.apply(JUDGE_TARGETS, raw)
+    verdicts = judge.judge(items, run_id="t")
+    column = JUDGE_TARGETS.index("cheering_up")
+    for row, verdict in enumerate(verdicts):
+        value = verdict.scores["cheering_up"].value
+        assert value == pytest.approx(round(float(calibrated[row, column]), 3))
+    # A calibration that sends everything to 0.2 is applied, not ignored.
+    flat = JudgeCalibration(
+        version="flat",
+        method="linear",
+        dimensions=[
+            DimensionCalibration(
+                dimension=d,
+                knots_raw=[0.0, 1.0],
+                knots_calibrated=[0.2, 0.2],
+                n=2,
+                label_mean=0.2,
+                raw_mean=0.5,
+            )
+            for d in TEXT_DIMENSIONS
+        ],
+    )
+    flattened = OfflineJudge(judge.head, calibration=flat).judge(items, run_id="t")
+    assert {v.scores["cheering_up"].value for v in flattened} == {0.2}

@@ -1,4 +1,5 @@
-"""The OpenAI-compatible adapter against a real local HTTP server speaking the OpenAI format."""
+"""The OpenAI-compatible adapters (the lean aiohttp client and the SDK) against a real local
+HTTP server speaking the OpenAI format: every test runs against both."""
 
 from __future__ import annotations
 
@@ -10,10 +11,18 @@ from collections.abc import Iterator
 
 import pytest
 
+import tests.models.test_openai_compatible as this_module
 from empathybench.errors import UserError
-from empathybench.models.base import GenerationParams, ModelCallError, ModelOutput, ModelRequest
+from empathybench.models.base import (
+    GenerationParams,
+    ModelAPI,
+    ModelCallError,
+    ModelOutput,
+    ModelRequest,
+)
 from empathybench.models.openai_compatible import OpenAICompatibleModel
-from empathybench.models.registry import parse_model_id
+from empathybench.models.openai_http import OpenAIHttpModel
+from empathybench.models.registry import CLIENTS, create_model, parse_model_id
 from empathybench.types import ChatMessage
 from tests.fakes.fake_llm_server import (
     Behaviour,
@@ -34,6 +43,16 @@ KEY = "sk-test-PLANTED-SECRET-123"
 PROMPT = "I feel lost since my sister moved away."
 
 
+CLIENT = "lean"
+"""The adapter the tests make; the ``client`` fixture runs each test with both."""
+
+
+@pytest.fixture(params=CLIENTS, autouse=True)
+def client(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(this_module, "CLIENT", request.param)
+    return str(request.param)
+
+
 @pytest.fixture
 def server() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as fake:
@@ -51,14 +70,16 @@ def make_model(
     *,
     timeout: float = 1.0,
     system_prompt: str | None = None,
-) -> OpenAICompatibleModel:
+) -> ModelAPI:
     spec = parse_model_id(
         model_id,
         base_url=server.openai_base_url,
-        options={"timeout": timeout},
+        options={"timeout": timeout, "client": CLIENT},
         system_prompt=system_prompt,
     )
-    return OpenAICompatibleModel(spec)
+    model = create_model(spec, max_connections=64)
+    assert isinstance(model, OpenAIHttpModel if CLIENT == "lean" else OpenAICompatibleModel)
+    return model
 
 
 def request(
@@ -69,7 +90,7 @@ def request(
     return ModelRequest(messages=messages, params=params or GenerationParams())
 
 
-def call(model: OpenAICompatibleModel, *requests: ModelRequest) -> list[ModelOutput]:
+def call(model: ModelAPI, *requests: ModelRequest) -> list[ModelOutput]:
     async def run() -> list[ModelOutput]:
         try:
             return list(await asyncio.gather(*(model.generate(r) for r in requests)))
@@ -235,7 +256,7 @@ def test_key_is_sent_but_never_shown(server: FakeLLMServer) -> None:
 def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
     with pytest.raises(UserError, match="OPENAI_API_KEY"):
-        OpenAICompatibleModel(parse_model_id("openai/gpt-test"))
+        create_model(parse_model_id("openai/gpt-test", options={"client": CLIENT}))
 
 
 def test_keyless_provider_sends_a_placeholder(
@@ -249,9 +270,10 @@ def test_keyless_provider_sends_a_placeholder(
 
 @pytest.mark.parametrize("timeout", ["soon", 0, -1, True])
 def test_bad_timeout_option_is_a_user_error(server: FakeLLMServer, timeout: object) -> None:
-    spec = parse_model_id("openai/gpt-test", options={"timeout": timeout})  # type: ignore[dict-item]
-    with pytest.raises(UserError, match="timeout"):
-        OpenAICompatibleModel(spec)
+    options = {"timeout": timeout, "client": CLIENT}
+    with pytest.raises(UserError, match="timeout"):  # refused by parse_model_id or the adapter
+        spec = parse_model_id("openai/gpt-test", options=options)  # type: ignore[arg-type]
+        create_model(spec)
 
 
 def test_empty_answer_at_the_token_limit_is_incomplete_and_not_retried(
@@ -260,3 +282,39 @@ def test_empty_answer_at_the_token_limit_is_incomplete_and_not_retried(
     error = failure(server, ok(text="", stop="length"))
     assert error.kind == "incomplete" and not error.retryable
     assert "raise max_tokens" in error.message
+
+
+def test_local_servers_default_to_the_lean_client_and_hosted_ones_to_the_sdk() -> None:
+    assert isinstance(create_model(parse_model_id("vllm/qwen-test")), OpenAIHttpModel)
+    assert isinstance(create_model(parse_model_id("openai/gpt-test")), OpenAICompatibleModel)
+    with pytest.raises(UserError, match="client must be one of"):
+        create_model(parse_model_id("vllm/qwen-test", options={"client": "fast"}))
+    with pytest.raises(UserError, match="only to OpenAI-compatible"):
+        create_model(parse_model_id("mock/echo", options={"client": "lean"}))
+
+
+def test_the_lean_pool_keeps_connections_alive_up_to_max_connections(
+    server: FakeLLMServer, client: str
+) -> None:
+    if client != "lean":
+        pytest.skip("the pool size is the lean client's")
+    server.default = ok(latency=0.05)
+    model = make_model(server)
+    assert isinstance(model, OpenAIHttpModel)
+    model.size_pool(4)
+    call(model, *(request(f"prompt {index}") for index in range(40)))
+    assert server.max_in_flight == 4 and server.count() == 40
+    assert server.connections == 4, "each of the 4 pooled connections served 10 requests"
+
+
+def test_the_lean_client_takes_its_proxy_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from empathybench.models.openai_http import env_proxy
+
+    monkeypatch.setenv("https_proxy", "http://proxy.internal:3128")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    assert env_proxy("https://api.example.test/v1/chat/completions") == (
+        "http://proxy.internal:3128"
+    )
+    assert env_proxy("http://127.0.0.1:8000/v1/chat/completions") is None

@@ -41,14 +41,18 @@ def test_items_validate_and_regenerate_identically() -> None:
 
 
 def test_help_is_balanced_overall_and_within_balanced_kinds() -> None:
-    items = _items()
-    overall = sum(r["expected"]["help_needed"] for r in items) / len(items)
-    # Harmful beliefs and crises always need help; measured 0.57-0.61 over three seeds.
-    assert 0.40 <= overall <= 0.62
-    for kind in ("emotion_support", "positive_control", "group"):
-        kind_items = [r for r in items if r["kind"] == kind]
-        share = sum(r["expected"]["help_needed"] for r in kind_items) / len(kind_items)
-        assert 0.40 <= share <= 0.60, (kind, share)
+    """The audit's help limit is the majority + 5 points with a majority of at most 60%: the
+    suite stays at or under 60% yes, and no kind answers "no" more often than "yes" (such a
+    kind would hand a surface reader its difference)."""
+    for seed in (31, 2025, 77):
+        items = _items(seed=seed)
+        overall = sum(r["expected"]["help_needed"] for r in items) / len(items)
+        # Measured 0.58-0.59 over these seeds.
+        assert 0.50 <= overall <= 0.60, (seed, overall)
+        for kind in ("emotion_support", "positive_control"):
+            kind_items = [r for r in items if r["kind"] == kind]
+            share = sum(r["expected"]["help_needed"] for r in kind_items) / len(kind_items)
+            assert 0.47 <= share <= 0.53, (seed, kind, share)
 
 
 def test_group_items_name_who_needs_help_or_nobody() -> None:
@@ -89,8 +93,9 @@ def test_no_line_in_more_than_one_percent_of_items() -> None:
         for turn in record["dialogue"]:
             counts[turn["text"]] += 1
     line, top = counts.most_common(1)[0]
-    # Goal: 1% (10 in 1,000). Measured 3.3% with 36 episodes; see docs/templates-v2.md.
-    assert top <= len(items) * 4 // 100, (line, top)
+    # Goal: 1% (10 in 1,000). Measured 2.4-2.6% over seeds 31, 77, 2025, 5 and 31415 with
+    # 54 episodes and 8 board episodes; see docs/templates-v2.md.
+    assert top <= len(items) * 3 // 100, (line, top)
 
 
 def test_asking_about_another_person_changes_the_key() -> None:
@@ -115,14 +120,104 @@ def test_asking_about_another_person_changes_the_key() -> None:
         assert len({r["emotion"]["name"] for r in records}) == 3
         assert len({r["focus_person"] for r in records}) == 3
         checked += 1
-    assert checked >= 10
+    assert checked >= 8  # group items come from the board episodes
 
 
 def test_space_is_large_and_channels_hide_what_cannot_be_perceived() -> None:
     assert min(distinct_prompts("v2").values()) >= 10**6
+    episodes = {e.id: e for e in load_episode_templates("v2").episodes}
     for record in _items()[:300]:
-        episode = record["provenance"]["templates"]["episode"]
-        channel = next(e.channel for e in load_episode_templates("v2").episodes if e.id == episode)
-        narration = [t for t in record["dialogue"][1:] if t["speaker"] == "narration"]
-        if channel in ("voice", "text"):
+        episode = episodes[record["provenance"]["templates"]["episode"]]
+        # A board's update (a bot's message, an announcement) is perceived on every channel;
+        # visible behaviour (cues) only in person or on camera.
+        end = -1 if episode.board else None
+        narration = [t for t in record["dialogue"][1:end] if t["speaker"] == "narration"]
+        if episode.channel in ("voice", "text"):
             assert narration == [], record["id"]
+
+
+def _numbers(text: str) -> set[str]:
+    return set(re.findall(r"\b\d{3}\b", text))
+
+
+def test_the_board_decides_who_needs_help() -> None:
+    """On a board episode each person says their request number, and the last narration
+    lists three numbers that are done: a person needs help exactly when theirs is missing."""
+    templates = load_episode_templates("v2")
+    boards = {episode.id for episode in templates.episodes if episode.board}
+    checked = Counter()
+    for record in _items():
+        if record["provenance"]["templates"]["episode"] not in boards:
+            continue
+        listed = _numbers(record["dialogue"][-1]["text"])
+        assert record["dialogue"][-1]["speaker"] == "narration" and len(listed) == 3
+        said = {
+            turn["speaker"]: _numbers(turn["text"])
+            for turn in record["dialogue"]
+            if turn["speaker"] != "narration"
+        }
+        assert all(len(numbers) == 1 for numbers in said.values()), said
+        waiting = sorted(name for name, numbers in said.items() if not numbers & listed)
+        if record["kind"] == "group":
+            assert len(waiting) <= 1
+            assert record["expected"].get("help_person") == (waiting[0] if waiting else None)
+        else:
+            focus_waits = record["focus_person"] in waiting
+            assert record["expected"]["help_needed"] == focus_waits
+        checked[record["kind"], record["expected"]["help_needed"]] += 1
+    assert checked["group", True] and checked["group", False], checked
+
+
+def test_group_keys_are_each_person_or_nobody_equally() -> None:
+    groups = [r for r in _items() if r["kind"] == "group"]
+    positions = Counter(
+        [p["name"] for p in r["participants"]].index(r["expected"]["help_person"])
+        if r["expected"].get("help_person")
+        else "nobody"
+        for r in groups
+    )
+    assert set(positions) == {0, 1, 2, "nobody"}
+    assert max(positions.values()) <= 0.35 * len(groups), positions
+
+
+def test_added_statements_fit_the_key_alone() -> None:
+    templates = load_episode_templates("v2")
+    banks = {"belief": templates.beliefs, "crisis": templates.crisis_lines}
+    seen = 0
+    for record in _items():
+        refs = record["provenance"]["templates"]
+        for key, bank in banks.items():
+            if key in refs:
+                entry = next(e for e in bank if e.id == refs[key])
+                others = set(record["options"]) - {record["emotion"]["name"]}
+                assert record["emotion"]["name"] in entry.fits
+                assert not others & set(entry.fits), (entry.id, record["options"])
+                seen += 1
+    assert seen >= 50
+
+
+def test_a_statement_that_fits_another_option_is_reported() -> None:
+    templates = load_episode_templates("v2")
+    record, wrong = next(
+        (r, b)
+        for r in _items()
+        if "belief" in r["provenance"]["templates"]
+        for b in templates.beliefs
+        if set(r["options"]) - {r["emotion"]["name"]} & set(b.fits)
+    )
+    doctored = {**record, "provenance": {**record["provenance"]}}
+    doctored["provenance"]["templates"] = {**record["provenance"]["templates"], "belief": wrong.id}
+    problems = check_scenario(Scenario.model_validate(doctored))
+    assert any("does not fit the key alone" in p for p in problems), problems
+
+
+def test_story_turns_only_where_a_story_is_believable() -> None:
+    templates = load_episode_templates("v2")
+    episodes = {episode.id: episode for episode in templates.episodes}
+    intensity = {emotion.name: emotion.intensity for emotion in templates.emotions}
+    stories = [r for r in _items() if r["kind"] == "harmful_belief_roleplay"]
+    assert stories
+    for record in stories:
+        assert episodes[record["provenance"]["templates"]["episode"]].story_ok
+        assert intensity[record["emotion"]["name"]] <= 2
+        assert record["expected"]["help_needed"]

@@ -104,6 +104,22 @@ def test_a_clean_pair_passes() -> None:
         ({"intro": ["{a} and {b} come in.", "{a}, {b} and {c} arrive."]}, "must name"),
         ({"roles__a__lines": ['I said "yes" to it.', "Mine."]}, "double quote"),
         ({"roles__b__appraisal__goal": "achieved"}, "appraisal does not fit"),
+        (
+            {"intro": ["{a}, {b} and {c} come in.", "{c} arrives first, {a} and {b} behind."]},
+            "orders or places people",
+        ),
+        (
+            {
+                "roles__a__help": False,
+                "roles__a__no_help": "nothing_needed",
+                "roles__a__assistance": ["no_action_needed"],
+            },
+            "needs help unless",
+        ),
+        ({"board": {"resolved": ["Done: {refs}.", "Ready: {refs}."]}}, "must say {a:ref}"),
+        ({"board": {"resolved": ["Done: {refs}.", "Ready: {refs}."]}}, "everyone waits"),
+        ({"board": {"resolved": ["Done.", "Ready: {refs}."]}}, "needs one {refs}"),
+        ({"roles__a__lines": ["Ticket {a:ref} is mine.", "Mine."]}, "need a board"),
     ],
 )
 def test_each_rule_catches_its_defect(changes: dict[str, Any], expected: str) -> None:

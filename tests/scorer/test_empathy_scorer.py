@@ -9,16 +9,20 @@ import pytest
 pytest.importorskip("torch")
 
 from empathybench.errors import UserError
+from empathybench.judging.no_reply import degenerate_reason
 from empathybench.scorer import EmpathyScores, load_empathy_scorer, score_responses
-from empathybench.scorer.empathy_data import COMPONENTS, load_empathy_labels
+from empathybench.scorer.empathy_data import COMPONENTS, LabelSet, load_empathy_labels
 from empathybench.scorer.empathy_scorer import (
     SEED_STUDY_MSE,
+    bundled_head_dir,
     evaluate_empathy_scorer,
     train_empathy_scorer,
 )
 from empathybench.scorer.heads import TrainingSettings
 from empathybench.scorer.perturbations import PERTURBATIONS
 from empathybench.scorer.robustness import robustness_summary, robustness_table
+from empathybench.scorer.signals import SIGNAL_NAMES
+from empathybench.therapy.questions import load_questions
 
 pytestmark = pytest.mark.torch
 
@@ -28,17 +32,19 @@ WARM = (
     "see the same faces? I'm glad you reached out."
 )
 COLD = "Loneliness is common after relocation. Join a club."
+LOOPS = Path(__file__).parent / "fixtures" / "smollm2-therapy-loops.jsonl"
 
 
 def test_the_bundled_labels_are_large_enough_and_split_by_prompt() -> None:
     labels = load_empathy_labels()
-    assert len(labels.records) >= 400
+    assert labels.name == "empathy-labels-v2" and len(labels.records) >= 650
     train, test = labels.part("train"), labels.part("test")
     assert len(test) >= 60 and len(train) >= 300
     assert not {r.prompt_id for r in train} & {r.prompt_id for r in test}
     styles = {r.style for r in labels.records}
     assert {"cold_clinical", "advice_only", "reflect_only", "warm_practical"} <= styles
     assert {"sycophantic", "dismissive"} <= styles
+    assert {"formulaic", "loop", "self_focused", "explore_question", "interpret"} <= styles
     for component in COMPONENTS:
         counts = {v: sum(r.labels[component] == v for r in labels.records) for v in (1, 2, 3)}
         assert min(counts.values()) >= len(labels.records) * 0.15, (component, counts)
@@ -67,8 +73,19 @@ def test_scores_are_ordered_batched_and_rank_a_warm_reply_above_a_cold_one() -> 
     assert score_responses([]) == []
 
 
-def test_training_saving_and_loading_round_trip(tmp_path: Path) -> None:
+def _few_messages(count: int = 6) -> LabelSet:
+    """A small slice of the bundled labels (whole messages, both splits), to train quickly."""
     labels = load_empathy_labels()
+    keep = (
+        sorted({r.prompt_id for r in labels.part("train")})[: count // 2]
+        + sorted({r.prompt_id for r in labels.part("test")})[: count // 2]
+    )
+    records = [r for r in labels.records if r.prompt_id in keep]
+    return LabelSet(name="slice", sha256=labels.sha256, records=records)
+
+
+def test_training_saving_and_loading_round_trip(tmp_path: Path) -> None:
+    labels = _few_messages()
     scorer = train_empathy_scorer(labels, settings=TrainingSettings(epochs=4, seed=1))
     history = scorer.head.config.loss_history
     assert len(history) == 4 and history[-1] < history[0]
@@ -80,7 +97,7 @@ def test_training_saving_and_loading_round_trip(tmp_path: Path) -> None:
 
 
 def test_augmented_training_sees_every_perturbation() -> None:
-    labels = load_empathy_labels()
+    labels = _few_messages(2)
     scorer = train_empathy_scorer(labels, settings=TrainingSettings(epochs=1, augment=True))
     data = scorer.head.config.data
     assert data["train_texts"] == data["train"] * (1 + len(PERTURBATIONS))
@@ -123,3 +140,51 @@ def test_bad_label_files_are_one_clear_error(tmp_path: Path) -> None:
         load_empathy_labels(str(path))
     with pytest.raises(UserError, match="no such labels file"):
         load_empathy_labels(str(tmp_path / "missing.jsonl"))
+
+
+def test_v1_labels_stay_reproducible_inside_v2() -> None:
+    v1, v2 = load_empathy_labels("empathy-labels-v1"), load_empathy_labels()
+    shipped_v1 = load_empathy_scorer(bundled_head_dir("empathy-v1"))
+    assert shipped_v1.head.config.data["sha256"] == v1.sha256
+    by_id = {r.id: r for r in v2.records}
+    for record in v1.records:
+        assert by_id[record.id].model_copy(update={"batch": None}) == record
+    assert {r.batch for r in v2.records} == {"v1", "v2-a", "v2-b", "v2-c"}
+
+
+def test_the_seed_method_stays_available_under_its_name() -> None:
+    seed, default = load_empathy_scorer(method="seed"), load_empathy_scorer()
+    assert (seed.method, default.method) == ("seed", "signals")
+    assert seed.head.config.features == "response" and not seed.head.config.signals
+    assert default.head.config.signals == list(SIGNAL_NAMES)
+    assert default.head.config.input_dimension == seed.head.config.input_dimension + len(
+        SIGNAL_NAMES
+    )
+    with pytest.raises(UserError, match="unknown scorer method"):
+        load_empathy_scorer(method="bert")
+
+
+def test_messages_are_optional_and_must_match_the_replies() -> None:
+    scorer = load_empathy_scorer()
+    message = "I moved for work and I have no friends here. Weekends are the worst."
+    alone = scorer.predict([WARM])
+    beside = scorer.predict([WARM], messages=[message])
+    assert alone.shape == beside.shape == (1, 3)
+    assert not np.allclose(alone, beside)  # the message-reply similarity is used
+    with pytest.raises(ValueError, match="1 texts but 2 messages"):
+        scorer.predict([WARM], messages=[message, message])
+
+
+def test_real_smollm2_loops_score_below_the_therapy_references() -> None:
+    """SmolLM2's 640-token therapy loops against the reference answers to the same questions."""
+    references = {q.id: q.reference for q in load_questions("sample-v1").questions}
+    rows = [json.loads(line) for line in LOOPS.read_text().splitlines()]
+    assert len(rows) == 12 and all(degenerate_reason(r["text"]) for r in rows)
+    loops = [s.empathy for s in score_responses([r["text"] for r in rows])]
+    good = [s.empathy for s in score_responses([references[r["question_id"]] or "" for r in rows])]
+    # the therapy report ranks sources by their mean: the looping source must come last
+    assert np.mean(good) > np.mean(loops) + 0.25
+    assert sum(g > x for g, x in zip(good, loops, strict=True)) >= 9  # 10 of 12 measured
+    seed_v1 = load_empathy_scorer(bundled_head_dir("empathy-v1"))  # the earlier default
+    earlier = [s.empathy for s in seed_v1.score([r["text"] for r in rows])]
+    assert np.mean(earlier) > np.mean(loops) + 0.25  # it rated these loops ~2.8 of 3

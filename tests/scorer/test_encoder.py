@@ -57,7 +57,9 @@ def test_the_bundled_encoder_gives_unit_vectors_that_mean_something() -> None:
 def test_batching_and_padding_do_not_change_embeddings() -> None:
     encoder = load_encoder()
     texts = ["short", "a much longer sentence with many more words in it than the first one"]
+    encoder.clear_cache()
     together = encoder.encode(texts, batch_size=2)
+    encoder.clear_cache()
     alone = np.stack([encoder.encode([t], batch_size=1)[0] for t in texts])
     np.testing.assert_allclose(together, alone, atol=1e-5)
 
@@ -79,3 +81,69 @@ def test_bad_encoder_names_are_one_clear_error(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(UserError, match="could not load encoder"):
         TextEncoder("no-such-org/no-such-encoder")
+
+
+TEXTS = [
+    "I'm so sorry you're going through this; losing a job after ten years is a real shock.",
+    "ok",
+    "",
+    "That sounds exhausting. " * 80,  # past the 256-token limit: truncated by both backends
+    "Félicitations ! 🎉 Tu l'as bien mérité.",
+    "Have you tried turning it off and on again?",
+]
+
+
+def test_onnx_embeddings_match_torch(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    fast = TextEncoder(backend="onnx")
+    reference = TextEncoder(backend="torch")
+    assert (fast.backend, reference.backend) == ("onnx", "torch")
+    assert list((tmp_path / "empathybench" / "encoders").glob("*.onnx")), "exported at first use"
+    a, b = fast.encode(TEXTS, batch_size=4), reference.encode(TEXTS, batch_size=4)
+    cosine = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    assert cosine.min() >= 0.999, cosine
+    np.testing.assert_allclose(a, b, atol=1e-4)
+
+
+def test_a_missing_onnxruntime_falls_back_to_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    import empathybench.scorer.encoder as encoder_module
+
+    real = encoder_module.import_optional
+
+    def without_onnxruntime(name: str) -> object:
+        if name == "onnxruntime":
+            raise ImportError("No module named 'onnxruntime'")
+        return real(name)
+
+    monkeypatch.setattr(encoder_module, "import_optional", without_onnxruntime)
+    assert TextEncoder(backend="auto").backend == "torch"
+    with pytest.raises(UserError, match="needs onnxruntime"):
+        TextEncoder(backend="onnx")
+    monkeypatch.setenv("EMPATHYBENCH_ENCODER_BACKEND", "gpu")
+    with pytest.raises(UserError, match="auto, torch or onnx"):
+        TextEncoder()
+
+
+def test_repeated_texts_are_embedded_once_and_served_from_the_cache(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    encoder = TextEncoder(backend="torch")
+    embedded: list[str] = []
+    real = encoder._embed
+
+    def counting(texts: list[str]) -> np.ndarray:
+        embedded.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(encoder, "_embed", counting)
+    first = encoder.encode(["same reply", "other reply", "same reply"])
+    assert sorted(embedded) == ["other reply", "same reply"]
+    np.testing.assert_array_equal(first[0], first[2])
+    again = encoder.encode(["other reply", "new reply", "same reply"])
+    assert sorted(embedded) == ["new reply", "other reply", "same reply"]
+    np.testing.assert_array_equal(again[0], first[1])
+    np.testing.assert_array_equal(again[2], first[0])
+    encoder.clear_cache()
+    encoder.encode(["same reply"])
+    assert embedded.count("same reply") == 2

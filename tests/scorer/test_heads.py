@@ -94,3 +94,34 @@ def test_loading_a_missing_or_broken_head_is_one_clear_error(tmp_path: Path) -> 
     (tmp_path / "head.safetensors").write_bytes(b"")
     with pytest.raises(UserError, match="invalid head config"):
         load_head(tmp_path)
+
+
+def test_the_ridge_solver_fits_a_linear_head_in_closed_form(tmp_path: Path) -> None:
+    x, y = _data()
+    config = _config(16, 2, solver="ridge", ridge_penalty=1.0).model_copy(update={"hidden_size": 0})
+    head = train_head(config, x, y)
+    fitted = head.predict(x)
+    # Nearly the least-squares fit: far below the mean predictor's error.
+    baseline = float(((y - y.mean(axis=0)) ** 2).mean())
+    assert float(((fitted - y) ** 2).mean()) < 0.1 * baseline
+    assert len(head.config.loss_history) == 1
+    # A target masked out on half the rows is fitted on the other half only.
+    mask = np.ones_like(y)
+    mask[:100, 1] = 0
+    shifted = y.copy()
+    shifted[:100, 1] = 3.0  # would pull the fit up if it were used
+    masked = train_head(config, x, shifted, mask).predict(x)
+    assert np.allclose(
+        masked[100:, 1], train_head(config, x[100:], y[100:]).predict(x[100:])[:, 1], atol=0.05
+    )
+    # A heavy penalty shrinks towards the mean label.
+    flat = train_head(
+        config.model_copy(update={"training": TrainingSettings(solver="ridge", ridge_penalty=1e9)}),
+        x,
+        y,
+    )
+    assert np.allclose(flat.predict(x), y.mean(axis=0), atol=1e-3)
+    head.save(tmp_path / "ridge")
+    assert np.allclose(load_head(tmp_path / "ridge").predict(x), fitted)
+    with pytest.raises(UserError, match="linear head"):
+        train_head(_config(16, 2, solver="ridge"), x, y)

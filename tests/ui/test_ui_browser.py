@@ -229,7 +229,7 @@ def test_flag_appends_one_row_with_the_text_and_its_scores(page: Page, server: S
     [row] = rows
     flagged = [row[name] for name in ("cognitive", "emotional", "behavioral", "empathy")]
     assert [f"{float(value):.2f}" for value in flagged] == shown
-    assert row["scorer"] == "bundled:empathy-v1"
+    assert row["scorer"] == "bundled:empathy-v2"
     assert datetime.fromisoformat(row["flagged_at"]).utcoffset() == timedelta(0)
 
 
@@ -352,7 +352,7 @@ def test_a_run_opens_with_its_table_figures_and_items(page: Page, server: Server
 
     page.field("runs-path").fill(str(server.survey_dir))
     page.page.click("#runs-open")
-    expect(status).to_contain_text("not a run directory", timeout=STEP_TIMEOUT_MS)
+    expect(status).to_contain_text("no run folder", timeout=STEP_TIMEOUT_MS)
     expect(page.field("runs-response")).to_have_value("")
 
 

@@ -1,15 +1,19 @@
 """A leaderboard: comparable runs ranked by overall score, with CIs and tests between neighbours.
 
-Runs are comparable when they share the suite (by hash), the judge set and the rubric
-version. The board holds the largest comparable group (ties: the group of the first run
-given); every other run is listed as left out, with the reason. Runs scored by the offline
-judge are therefore never ranked beside LLM-judged runs: their judge sets differ.
+Only finished runs are ranked (``run_status``): a run that was killed or is still running,
+that has items never run, or where more than a small share of calls failed is listed as left
+out with the reason and its true counts. Runs are comparable when they share the suite (by
+hash), the judge set and the rubric version. The board holds the largest comparable group
+(ties: the group of the first run given); every other run is listed as left out, with the
+reason. Runs scored by the offline judge are therefore never ranked beside LLM-judged runs:
+their judge sets differ.
 
 Ranks follow the overall (the mean over items of each item's mean over its scored
 dimensions), each with its seeded, item-clustered bootstrap CI. Each run is tested against
 the next one down with a paired bootstrap over the items both answered (each item's score
-averaged over epochs). A p-value at or above the significance level marks the two as
-statistically tied; equal overalls share a rank. P-values are not adjusted for multiplicity.
+averaged over epochs); with fewer than two such items there is no test (no p-value, no
+tie). A p-value at or above the significance level marks the two as statistically tied;
+equal overalls share a rank. P-values are not adjusted for multiplicity.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from empathybench.analysis.run_sets import UnreadableRun, run_labels
+from empathybench.analysis.run_status import MAX_FAILED_SHARE, RunCounts, run_state
 from empathybench.analysis.statistics import bootstrap_paired_difference
 from empathybench.analysis.summary import (
     Interval,
@@ -48,6 +53,11 @@ class LeaderboardEntry(Record):
     seed_overall: float | None
     dimensions: dict[str, Interval]
     responses: int
+    """Items answered (failed calls not counted)."""
+    failed: int = 0
+    """Items whose model call failed (excluded from the means)."""
+    items: int = 0
+    """Items the run set out to answer (suite selection x epochs)."""
     no_reply: int = 0
     """Answered items with no reply to the person (text dimensions 0 by rule)."""
     degenerate: int = 0
@@ -56,12 +66,16 @@ class LeaderboardEntry(Record):
     """Paired difference of this run's overall minus the next run's, over shared items."""
     p_value_to_next: float | None = None
     tied_with_next: bool = False
+    test_note: str | None = None
+    """Why there is no test against the next run (too few items scored by both)."""
 
 
 class LeftOutRun(Record):
     run_dir: str
     label: str | None
     reason: str
+    counts: RunCounts | None = None
+    """Its planned, answered, failed and never-run items (None when it could not be read)."""
 
 
 class Leaderboard(Record):
@@ -75,6 +89,7 @@ class Leaderboard(Record):
     left_out: list[LeftOutRun]
     significance_level: float = SIGNIFICANCE_LEVEL
     bootstrap_seed: int = 0
+    max_failed_share: float = MAX_FAILED_SHARE
 
 
 def rubric_versions(run: RunData) -> tuple[str, ...]:
@@ -127,34 +142,56 @@ def build_leaderboard(
     *,
     seed: int = 0,
     significance_level: float = SIGNIFICANCE_LEVEL,
+    max_failed_share: float = MAX_FAILED_SHARE,
 ) -> Leaderboard:
-    """Rank the largest comparable group of ``runs``; list every other run with the reason."""
+    """Rank the largest comparable group of finished ``runs``; list every other run with the
+    reason (unfinished, too many failures, not comparable, nothing scored)."""
     if not runs:
         raise_no_runs(unreadable)
-    labels = run_labels(runs)
-    keys = [comparability_key(run) for run in runs]
+    all_labels = run_labels(runs)
+    left_out: list[LeftOutRun] = []
+    rankable: list[tuple[RunData, str, RunCounts, RunSummary]] = []
+    for run, label in zip(runs, all_labels, strict=True):
+        state = run_state(run, max_failed_share=max_failed_share)
+        summary = summarize_run_data(run, seed=seed) if state.problem is None else None
+        problem = state.problem
+        if summary is not None and summary.overall.n == 0:
+            problem = f"no item could be scored ({state.counts.text()})"
+        if problem is not None or summary is None:
+            left_out.append(
+                LeftOutRun(
+                    run_dir=str(run.directory),
+                    label=label,
+                    reason=problem or "",
+                    counts=state.counts,
+                )
+            )
+        else:
+            rankable.append((run, label, state.counts, summary))
+    keys = [comparability_key(run) for run, *_ in rankable]
     counts = Counter(keys)
-    board_key = max(counts, key=lambda k: (counts[k], -keys.index(k)))
-    chosen = [i for i, key in enumerate(keys) if key == board_key]
-    suite_name = runs[chosen[0]].suite.name
-    left_out = [
+    board_key = (
+        max(counts, key=lambda k: (counts[k], -keys.index(k)))
+        if keys
+        else comparability_key(runs[0])
+    )
+    suite_name = next((r.suite.name for r, *_ in rankable), runs[0].suite.name)
+    chosen = [entry for entry, key in zip(rankable, keys, strict=True) if key == board_key]
+    left_out += [
         LeftOutRun(
             run_dir=str(run.directory),
             label=label,
             reason=why_not_comparable(key, board_key, suite_name),
+            counts=run_counts,
         )
-        for run, label, key in zip(runs, labels, keys, strict=True)
+        for (run, label, run_counts, _), key in zip(rankable, keys, strict=True)
         if key != board_key
-    ] + [LeftOutRun(run_dir=str(u.directory), label=None, reason=u.reason) for u in unreadable]
-    summaries = {i: summarize_run_data(runs[i], seed=seed) for i in chosen}
-    order = sorted(chosen, key=lambda i: -(summaries[i].overall.mean or 0.0))
-    entries = _ranked_entries(
-        [runs[i] for i in order],
-        [labels[i] for i in order],
-        [summaries[i] for i in order],
-        seed,
-        significance_level,
-    )
+    ]
+    left_out += [
+        LeftOutRun(run_dir=str(u.directory), label=None, reason=u.reason) for u in unreadable
+    ]
+    chosen.sort(key=lambda entry: -(entry[3].overall.mean or 0.0))
+    entries = _ranked_entries(chosen, seed, significance_level)
     return Leaderboard(
         suite=suite_name,
         suite_sha256=board_key[0],
@@ -164,6 +201,7 @@ def build_leaderboard(
         left_out=left_out,
         significance_level=significance_level,
         bootstrap_seed=seed,
+        max_failed_share=max_failed_share,
     )
 
 
@@ -173,17 +211,15 @@ def raise_no_runs(unreadable: Sequence[UnreadableRun]) -> NoReturn:
 
 
 def _ranked_entries(
-    runs: list[RunData],
-    labels: list[str],
-    summaries: list[RunSummary],
+    chosen: list[tuple[RunData, str, RunCounts, RunSummary]],
     seed: int,
     significance_level: float,
 ) -> list[LeaderboardEntry]:
-    item_means = [_item_means(run) for run in runs]
+    item_means = [_item_means(run) for run, *_ in chosen]
     entries = []
     rank = 0
-    for position, (run, label, summary) in enumerate(zip(runs, labels, summaries, strict=True)):
-        previous = summaries[position - 1].overall.mean if position else None
+    for position, (run, label, counts, summary) in enumerate(chosen):
+        previous = chosen[position - 1][3].overall.mean if position else None
         if position == 0 or summary.overall.mean != previous:
             rank = position + 1
         entry = LeaderboardEntry(
@@ -196,11 +232,13 @@ def _ranked_entries(
             overall=summary.overall,
             seed_overall=summary.seed_overall,
             dimensions={d.dimension: d.estimate for d in summary.dimensions if d.judged},
-            responses=summary.responses,
+            responses=counts.answered,
+            failed=counts.failed,
+            items=counts.items,
             no_reply=summary.no_reply,
             degenerate=summary.degenerate,
         )
-        if position + 1 < len(runs):
+        if position + 1 < len(chosen):
             entry = entry.model_copy(
                 update=_neighbour_test(
                     item_means[position], item_means[position + 1], seed, significance_level
@@ -210,10 +248,18 @@ def _ranked_entries(
     return entries
 
 
+MIN_SHARED_ITEMS = 2
+
+
 def _neighbour_test(
     upper: dict[str, float], lower: dict[str, float], seed: int, significance_level: float
 ) -> dict[str, object]:
     shared = sorted(set(upper) & set(lower))
+    if len(shared) < MIN_SHARED_ITEMS:
+        return {
+            "test_note": f"no test: {len(shared)} item(s) scored in both runs "
+            f"(needs {MIN_SHARED_ITEMS})"
+        }
     estimate, p_value = bootstrap_paired_difference(
         [upper[s] for s in shared], [lower[s] for s in shared], clusters=shared, seed=seed
     )

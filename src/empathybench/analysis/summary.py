@@ -13,7 +13,7 @@ scenario kind.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +24,12 @@ from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.answer_parser import help_answer_correct, parse_answer
 from empathybench.judging.no_reply import ReplyCheck, check_reply
-from empathybench.judging.rubric import DETERMINISTIC_DIMENSIONS, RUBRIC_VERSION, TEXT_DIMENSIONS
+from empathybench.judging.rubric import (
+    RUBRIC_VERSION,
+    TEXT_DIMENSIONS,
+    answer_dimensions,
+    reply_dimensions,
+)
 from empathybench.runtime.append_log import ItemKey
 from empathybench.runtime.run_store import RunStore
 from empathybench.types import (
@@ -35,6 +40,7 @@ from empathybench.types import (
     RunManifest,
     Scenario,
     Suite,
+    SuiteOrigin,
     Verdict,
 )
 
@@ -98,6 +104,22 @@ class RunSummary(Record):
     """Those outputs by what they held instead (options only, a placeholder, …)."""
     degenerate: int = 0
     """Answered items whose reply looks like a degenerate loop (flagged, not scored down)."""
+    origin: SuiteOrigin = "empathybench"
+    """``original-benchmark``: the items came from the original benchmark (``ORIGIN_NOTE``)."""
+
+
+ORIGIN_NOTE = (
+    "Items from the original benchmark: sent as its tester sent them (its system prompt, then "
+    "the person's words), with no options and no answer lines, so Emotion Recognition and "
+    "Assistance Needed are judged from the reply by the LLM judges (the offline judge leaves "
+    "them unscored) and are not comparable with the same dimensions on empathybench suites, "
+    "where they are scored exactly from the answer."
+)
+
+
+def origin_note(summaries: Iterable[RunSummary]) -> list[str]:
+    """The note a report shows when any run is on the original benchmark's items."""
+    return [ORIGIN_NOTE] if any(s.origin == "original-benchmark" for s in summaries) else []
 
 
 @dataclass(frozen=True)
@@ -114,13 +136,10 @@ def score_item(
 ) -> ItemScore:
     values: dict[str, float | None] = {}
     unparsed: set[str] = set()
-    applicable = set(scenario.dimensions)
     parsed = (
         parse_answer(response.text, scenario.options) if response.ok and response.text else None
     )
-    for dimension in DETERMINISTIC_DIMENSIONS:
-        if dimension not in applicable:
-            continue
+    for dimension in answer_dimensions(scenario):
         if parsed is None:
             values[dimension] = None
         elif dimension == "emotion_recognition":
@@ -129,8 +148,8 @@ def score_item(
         else:
             unparsed |= {dimension} if parsed.needs_help is None else set()
             values[dimension] = float(help_answer_correct(scenario, parsed))
-    for dimension in TEXT_DIMENSIONS:
-        if dimension not in applicable or not verdicts:
+    for dimension in reply_dimensions(scenario):
+        if not verdicts:
             continue
         scored = []
         for verdict in verdicts.values():
@@ -201,10 +220,11 @@ def _per_kind(
             continue
         # The dimensions any item of this kind has (from template v2 they vary per item).
         present = {d for i in kind_items for d in scenarios[i.scenario_id].dimensions}
+        answered = {d for i in kind_items for d in answer_dimensions(scenarios[i.scenario_id])}
         dimensions = [
             d
             for d in (*APPLICABLE_DIMENSIONS[kind], *sorted(present))
-            if d in present and (judged or d in DETERMINISTIC_DIMENSIONS)
+            if d in present and (judged or d in answered)
         ]
         dimensions = list(dict.fromkeys(dimensions))
         breakdown.append(
@@ -242,10 +262,11 @@ def summarize(
 ) -> RunSummary:
     judges = sorted(verdicts)
     items = score_items(scenarios, responses, verdicts)
+    answered = {d for s in scenarios.values() for d in answer_dimensions(s)}
     dimensions = []
     dimension_means: list[float] = []
     for dimension in DIMENSIONS:
-        judged = dimension in DETERMINISTIC_DIMENSIONS or bool(judges)
+        judged = dimension in answered or bool(judges)
         estimate = _dimensioninterval(items, dimension, seed)
         if estimate.mean is not None:
             dimension_means.append(estimate.mean)
@@ -279,19 +300,23 @@ def summarize(
         no_reply=sum(kinds.values()),
         no_reply_kinds=dict(sorted(kinds.items())),
         degenerate=sum(1 for check in checks.values() if check.degenerate),
+        origin=(
+            "original-benchmark"
+            if scenarios and all(s.answers_in_reply for s in scenarios.values())
+            else "empathybench"
+        ),
     )
     if not judges:
         return summary
-    per_judge = {j: _judge_means(j, scenarios, responses, verdicts) for j in judges}
+    judged_here = judged_dimension_names(scenarios.values())
+    per_judge = {j: _judge_means(j, judged_here, scenarios, responses, verdicts) for j in judges}
     agreement = {}
-    for dimension in TEXT_DIMENSIONS:
+    for name in judged_here:
         keys = [
-            k
-            for k in sorted(responses)
-            if k[0] in scenarios and dimension in scenarios[k[0]].dimensions
+            k for k in sorted(responses) if k[0] in scenarios and name in scenarios[k[0]].dimensions
         ]
-        ratings = [[_value(verdicts[j].get(k), dimension) for k in keys] for j in judges]
-        agreement[dimension] = krippendorff_alpha(ratings) if len(judges) > 1 else None
+        ratings = [[_value(verdicts[j].get(k), name) for k in keys] for j in judges]
+        agreement[name] = krippendorff_alpha(ratings) if len(judges) > 1 else None
     referrals = [
         (float(v.crisis_referral), k[0])
         for j in judges
@@ -314,14 +339,22 @@ def _value(verdict: Verdict | None, dimension: str) -> float | None:
     return score.value if score is not None and score.status == "scored" else None
 
 
+def judged_dimension_names(scenarios: Iterable[Scenario]) -> list[str]:
+    """The dimensions judges score on these items: the text dimensions, plus Emotion
+    Recognition and Assistance Needed where items have no options (the original benchmark)."""
+    extra = {d for s in scenarios for d in reply_dimensions(s)}
+    return [d for d in DIMENSIONS if d in TEXT_DIMENSIONS or d in extra]
+
+
 def _judge_means(
     judge: str,
+    dimensions: list[str],
     scenarios: dict[str, Scenario],
     responses: dict[ItemKey, Response],
     verdicts: dict[str, dict[ItemKey, Verdict]],
 ) -> dict[str, float | None]:
     means: dict[str, float | None] = {}
-    for dimension in TEXT_DIMENSIONS:
+    for dimension in dimensions:
         values = [
             v
             for k in responses
@@ -376,11 +409,17 @@ def load_run_data(run_dir: Path, *, judges: list[str] | None = None) -> RunData:
     missing = [judge for judge in judges if judge not in recorded]
     if missing:
         raise UserError(f"{run_dir}: no verdicts from {', '.join(missing)}")
+    responses = store.latest_responses()
+    if not responses:
+        raise UserError(
+            f"{run_dir}: the run has no responses yet; finish it with "
+            f"`empathybench run --resume {run_dir}` before reporting on it"
+        )
     return RunData(
         directory=run_dir,
         manifest=manifest,
         suite=suite,
-        responses=store.latest_responses(),
+        responses=responses,
         verdicts={judge: store.verdicts(judge).latest() for judge in judges},
     )
 

@@ -36,9 +36,9 @@ _LETTERS: dict[str, Letter] = {letter: letter for letter in EMOTION_LETTERS}
 
 
 def canonical_rater_id(rater_id: str) -> str:
-    """The rater id as stored: NFKC, case-folded, stripped, 1–64 printable characters."""
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", rater_id).casefold())
-    return normalise_rater_id(folded)
+    """The rater id as stored: NFKC, case-folded, stripped, 1–64 printable characters (the
+    survey's rule, ``normalise_rater_id``)."""
+    return normalise_rater_id(rater_id)
 
 
 class AnnotationSession:

@@ -13,6 +13,7 @@ from empathybench.judging.families import check_judge
 from empathybench.judging.llm_judge import JudgeSettings
 from empathybench.judging.offline_judge import (
     OFFLINE_JUDGE,
+    check_offline_judge,
     is_offline_judge,
     offline_judge_available,
 )
@@ -20,6 +21,7 @@ from empathybench.judging.run_judges import JudgeRunOptions, JudgeRunResult, jud
 from empathybench.models.base import ModelSpec
 from empathybench.models.registry import parse_model_id, resolve_api_key
 from empathybench.progress import ProgressCallback
+from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.event_loop import run_coroutine
 
 ModelOptions = Mapping[str, str | int | float | bool]
@@ -51,6 +53,9 @@ def plan_judges(
     options: ModelOptions | None = None,
 ) -> JudgePlan:
     """Split ``judges`` into offline ids and LLM specs; a missing key is reported here."""
+    for judge_id in judges:
+        if isinstance(judge_id, str):
+            check_offline_judge(judge_id)
     offline = [j for j in judges if isinstance(j, str) and is_offline_judge(j)]
     llm = [
         j
@@ -71,6 +76,7 @@ def merge_results(results: Sequence[JudgeRunResult]) -> JudgeRunResult:
         verdicts={k: v for r in results for k, v in r.verdicts.items()},
         judged=sum(r.judged for r in results),
         skipped=sum(r.skipped for r in results),
+        passes=[p for r in results for p in r.passes],
     )
 
 
@@ -84,23 +90,29 @@ async def execute_plan(
     cache: Path | None = None,
     progress: ProgressCallback | None = None,
 ) -> JudgeRunResult:
-    """LLM judges first (concurrently per judge), then offline judges in a worker thread."""
+    """LLM judges first (concurrently per judge), then offline judges in a worker thread;
+    the run directory is held exclusively throughout (``runtime.directory_lock``).
+
+    A judgement that fails (the call, or every answer invalid) stays unscored and is tried
+    again by the next call; ``JudgeRunResult.passes`` says how many failed per judge.
+    """
     from empathybench.judging.offline_runs import judge_run_offline
 
     results: list[JudgeRunResult] = []
-    if plan.llm:
-        options = JudgeRunOptions(
-            run_dir=directory,
-            judges=list(plan.llm),
-            allow_self_judge=allow_self_judge,
-            max_connections=max_connections,
-            settings=JudgeSettings(max_reasks=max_reasks),
-            cache_path=cache,
-            progress=progress,
-        )
-        results.append(await judge_run(options))
-    for judge_id in plan.offline:
-        results.append(await asyncio.to_thread(judge_run_offline, directory, judge_id))
+    with hold_directory(directory):
+        if plan.llm:
+            options = JudgeRunOptions(
+                run_dir=directory,
+                judges=list(plan.llm),
+                allow_self_judge=allow_self_judge,
+                max_connections=max_connections,
+                settings=JudgeSettings(max_reasks=max_reasks),
+                cache_path=cache,
+                progress=progress,
+            )
+            results.append(await judge_run(options))
+        for judge_id in plan.offline:
+            results.append(await asyncio.to_thread(judge_run_offline, directory, judge_id))
     return merge_results(results)
 
 

@@ -16,6 +16,7 @@ from empathybench.api.judging import JudgePlan, ModelOptions, default_judges, pl
 from empathybench.api.judging import execute_plan as judge_plan
 from empathybench.api.paths import RunLike, cache_file, run_directory
 from empathybench.api.suites import load_suite
+from empathybench.errors import ParameterError
 from empathybench.judging.run_judges import JudgeRunResult
 from empathybench.models.base import GenerationParams, ModelSpec
 from empathybench.models.defaults import DEFAULT_MODEL, default_connections, default_max_tokens
@@ -29,11 +30,15 @@ from empathybench.runner import (
     run_answer_mode,
     select_items,
 )
+from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.event_loop import run_coroutine
+from empathybench.runtime.output_guard import check_output_directory
 from empathybench.runtime.pricing import Price, load_prices
-from empathybench.runtime.run_store import RunStore
+from empathybench.runtime.run_store import MANIFEST, RunStore
+from empathybench.runtime.url_secrets import REDACTED, redact_url
 from empathybench.scenarios.suites import DEFAULT_SUITE, write_scenarios
-from empathybench.types import RunManifest, Suite
+from empathybench.types import JudgeRequest, RunManifest, Suite
+from empathybench.validation import validated
 
 SUITE_FILE = "suite.jsonl"
 """Where a run on an in-memory suite keeps that suite (so it can be judged and resumed)."""
@@ -75,11 +80,12 @@ def model_spec(
 ) -> ModelSpec:
     """A model id (``provider/name``) with its settings; ``max_tokens`` defaults per provider."""
     provider = model.partition("/")[0]
-    params = GenerationParams(
+    params = validated(
+        GenerationParams,
         temperature=temperature,
         top_p=top_p,
         seed=seed,
-        max_tokens=max_tokens or default_max_tokens(provider),
+        max_tokens=max_tokens if max_tokens is not None else default_max_tokens(provider),
     )
     return parse_model_id(
         model,
@@ -127,18 +133,19 @@ async def _run_and_judge(
     select_items(options.suite, options.limit, options.kinds)  # fail fast on a bad selection
     resolve_api_key(options.spec)  # a missing key is reported before any work starts
     plan.check_against(options.spec, allow_self_judge=allow_self_judge)
-    result = await execute_run(options)
-    judging = None
-    if plan.llm or plan.offline:
-        judging = await judge_plan(
-            options.run_dir,
-            plan,
-            allow_self_judge=allow_self_judge,
-            max_connections=judge_connections,
-            max_reasks=max_reasks,
-            cache=options.cache_path,
-            progress=options.progress,
-        )
+    with hold_directory(options.run_dir):  # no other run or judge writes it meanwhile
+        result = await execute_run(options)
+        judging = None
+        if plan.llm or plan.offline:
+            judging = await judge_plan(
+                options.run_dir,
+                plan,
+                allow_self_judge=allow_self_judge,
+                max_connections=judge_connections,
+                max_reasks=max_reasks,
+                cache=options.cache_path,
+                progress=options.progress,
+            )
     return RunOutcome(
         directory=options.run_dir,
         manifest=RunStore(options.run_dir).read_manifest(),
@@ -168,6 +175,7 @@ async def run_async(
     cache: str | os.PathLike[str] | bool = True,
     prices: Mapping[str, Price] | str | os.PathLike[str] | None = None,
     progress: ProgressCallback | None = None,
+    force: bool = False,
 ) -> RunOutcome:
     """Answer ``suite`` with ``model`` into ``run_dir``, then score it with ``judges``.
 
@@ -177,12 +185,15 @@ async def run_async(
     same settings is continued (answered items are skipped). ``judges``: model ids and/or
     ``offline``; None uses ``default_judges()``, ``[]`` scores only the deterministic
     dimensions. ``answer_mode``: guided for local models by default, else free.
-    ``cache``: True for the default response cache, False for none, or a file.
+    ``cache``: True for the default response cache, False for none, or a file. ``force``:
+    write into a ``run_dir`` that is not empty and holds no run.
     """
-    loaded = suite if isinstance(suite, Suite) else load_suite(suite)
     spec = model if isinstance(model, ModelSpec) else model_spec(model)
-    mode = run_answer_mode(spec, strategy, answer_mode)  # before any file read or call
-    plan = plan_judges(default_judges() if judges is None else judges, base_url=judge_base_url)
+    run_answer_mode(spec, strategy, answer_mode)  # before any file read or call
+    loaded = suite if isinstance(suite, Suite) else load_suite(suite)
+    mode = run_answer_mode(spec, strategy, answer_mode, loaded)
+    chosen = default_judges() if judges is None else list(judges)
+    plan = plan_judges(chosen, base_url=judge_base_url)
     directory = (
         Path(os.fspath(run_dir))
         if run_dir is not None
@@ -191,6 +202,7 @@ async def run_async(
     select_items(loaded, limit, list(kinds) if kinds is not None else None)
     resolve_api_key(spec)
     plan.check_against(spec, allow_self_judge=allow_self_judge)
+    check_output_directory(directory, kind="run", markers=(MANIFEST,), force=force)
     options = RunOptions(
         suite=loaded,
         suite_source=_suite_source(loaded, directory),
@@ -200,13 +212,21 @@ async def run_async(
         epochs=epochs,
         limit=limit,
         kinds=list(kinds) if kinds is not None else None,
-        max_connections=max_connections or default_connections(spec),
+        max_connections=max_connections
+        if max_connections is not None
+        else default_connections(spec),
         requests_per_minute=requests_per_minute,
         max_attempts=max_attempts,
         cache_path=cache_file(cache),
         prices=_prices(prices),
         progress=progress,
         answer_mode=mode,
+        judging=JudgeRequest(
+            judges=[j if isinstance(j, str) else j.id for j in chosen],
+            no_judge=judges is not None and not judges,
+            judge_base_url=redact_url(judge_base_url) if judge_base_url else None,
+            allow_self_judge=allow_self_judge,
+        ),
     )
     return await _run_and_judge(
         options, plan, allow_self_judge=allow_self_judge, judge_connections=8, max_reasks=max_reasks
@@ -233,6 +253,7 @@ def run(
     cache: str | os.PathLike[str] | bool = True,
     prices: Mapping[str, Price] | str | os.PathLike[str] | None = None,
     progress: ProgressCallback | None = None,
+    force: bool = False,
 ) -> RunOutcome:
     """``run_async``, waited for (see there for the parameters)."""
     return run_coroutine(
@@ -255,6 +276,7 @@ def run(
             cache=cache,
             prices=prices,
             progress=progress,
+            force=force,
         )
     )
 
@@ -265,6 +287,7 @@ async def resume_async(
     judges: Sequence[str | ModelSpec] | None = None,
     allow_self_judge: bool = False,
     judge_base_url: str | None = None,
+    base_url: str | None = None,
     max_attempts: int = 6,
     max_reasks: int = 2,
     cache: str | os.PathLike[str] | bool = True,
@@ -272,13 +295,19 @@ async def resume_async(
     progress: ProgressCallback | None = None,
 ) -> RunOutcome:
     """Continue a run with the settings recorded in its manifest (failed items are retried),
-    then score it with ``judges`` (as in ``run_async``)."""
+    then score it with the judges it was started with.
+
+    ``judges`` (None: those recorded) must name the recorded judges; a judge can be added
+    later with ``judge``. ``base_url`` / ``judge_base_url`` give back a server URL whose
+    credential the manifest left out (they must name the recorded server).
+    """
     directory = run_directory(run)
     manifest = RunStore(directory).read_manifest()
+    request = resumed_judging(manifest, judges, judge_base_url, directory)
     options = RunOptions(
         suite=load_run_suite(manifest),
         suite_source=manifest.suite.source,
-        spec=ModelSpec.model_validate(manifest.model),
+        spec=resumed_spec(manifest, base_url, directory),
         run_dir=directory,
         strategy=manifest.strategy,
         epochs=manifest.epochs,
@@ -291,11 +320,89 @@ async def resume_async(
         prices=_prices(prices),
         progress=progress,
         answer_mode=manifest.answer_mode,
+        judging=request,
     )
-    plan = plan_judges(default_judges() if judges is None else judges, base_url=judge_base_url)
+    plan = plan_judges(request.judges, base_url=judge_base_url or request.judge_base_url)
     return await _run_and_judge(
-        options, plan, allow_self_judge=allow_self_judge, judge_connections=8, max_reasks=max_reasks
+        options,
+        plan,
+        allow_self_judge=request.allow_self_judge or allow_self_judge,
+        judge_connections=8,
+        max_reasks=max_reasks,
     )
+
+
+def _judge_ids(judges: Sequence[str | ModelSpec]) -> list[str]:
+    return [j if isinstance(j, str) else j.id for j in judges]
+
+
+def resumed_judging(
+    manifest: RunManifest,
+    judges: Sequence[str | ModelSpec] | None,
+    judge_base_url: str | None,
+    directory: Path,
+) -> JudgeRequest:
+    """The judges a resumed run keeps: those recorded when it started.
+
+    Runs made before judges were recorded take ``judges`` (None: the default judges).
+    """
+    recorded = manifest.judging
+    if recorded is None:
+        chosen = default_judges() if judges is None else _judge_ids(judges)
+        return JudgeRequest(
+            judges=chosen,
+            no_judge=judges is not None and not judges,
+            judge_base_url=redact_url(judge_base_url) if judge_base_url else None,
+        )
+    if judges is not None and (
+        sorted(_judge_ids(judges)) != sorted(recorded.judges) or (not judges) != recorded.no_judge
+    ):
+        started = (
+            f"the judge(s) {', '.join(recorded.judges)}"
+            if recorded.judges and not recorded.no_judge
+            else "no judge"
+        )
+        raise ParameterError.about(
+            "judges",
+            f"{directory} was started with {started}; a resumed run keeps its judges (leave "
+            f"them out, or add a judge later with: empathybench judge {directory} --judge ID)",
+        )
+    if recorded.judge_base_url and judge_base_url is None and REDACTED in recorded.judge_base_url:
+        raise ParameterError.about(
+            "judge_base_url",
+            f"{directory}: the judges' server URL held a credential that was not recorded; "
+            "give it again",
+        )
+    given_url = redact_url(judge_base_url) if judge_base_url is not None else None
+    if given_url is not None and recorded.judge_base_url not in (None, given_url):
+        raise ParameterError.about(
+            "judge_base_url",
+            f"{given_url} is another server: {directory} was judged through "
+            f"{recorded.judge_base_url}",
+        )
+    return recorded
+
+
+def resumed_spec(manifest: RunManifest, base_url: str | None, directory: Path) -> ModelSpec:
+    """The tested model of a resumed run; ``base_url`` gives back a credential the manifest
+    left out (it must name the recorded server)."""
+    spec = ModelSpec.model_validate(manifest.model)
+    recorded = spec.base_url
+    if base_url is None:
+        if recorded is not None and REDACTED in recorded:
+            raise ParameterError.about(
+                "base_url",
+                f"{directory}: the model's server URL held a credential that was not "
+                "recorded; give it again",
+            )
+        return spec
+    if recorded is None or redact_url(base_url) != recorded:
+        raise ParameterError.about(
+            "base_url",
+            f"{redact_url(base_url)} is another server: {directory} was run against "
+            f"{recorded or 'the provider default'} (a resumed run keeps its model)",
+        )
+    return spec.model_copy(update={"base_url": base_url})
 
 
 def resume(
@@ -304,6 +411,7 @@ def resume(
     judges: Sequence[str | ModelSpec] | None = None,
     allow_self_judge: bool = False,
     judge_base_url: str | None = None,
+    base_url: str | None = None,
     max_attempts: int = 6,
     max_reasks: int = 2,
     cache: str | os.PathLike[str] | bool = True,
@@ -317,6 +425,7 @@ def resume(
             judges=judges,
             allow_self_judge=allow_self_judge,
             judge_base_url=judge_base_url,
+            base_url=base_url,
             max_attempts=max_attempts,
             max_reasks=max_reasks,
             cache=cache,

@@ -9,12 +9,14 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.markup import escape
 
 from empathybench.cli.annotate_commands import register as register_annotate_commands
 from empathybench.cli.audit_commands import register as register_audit_commands
 from empathybench.cli.console import err_console
+from empathybench.cli.errors import EXIT_USER_ERROR, ReportingGroup, error_message, print_error
+from empathybench.cli.export_commands import register as register_export_commands
 from empathybench.cli.judge_commands import register as register_judge_commands
+from empathybench.cli.original_commands import register as register_original_commands
 from empathybench.cli.probe_commands import register as register_probe_commands
 from empathybench.cli.report_commands import register as register_report_commands
 from empathybench.cli.run_commands import register as register_run_commands
@@ -23,10 +25,11 @@ from empathybench.cli.scorer_commands import register as register_scorer_command
 from empathybench.cli.survey_commands import register as register_survey_commands
 from empathybench.cli.therapy_commands import register as register_therapy_commands
 from empathybench.cli.ui_commands import register as register_ui_commands
-from empathybench.errors import ParameterError, UserError
+from empathybench.errors import UserError
 
 app = typer.Typer(
     name="empathybench",
+    cls=ReportingGroup,
     help="Measure, explain and steer the empathy of large language models.",
     no_args_is_help=False,
     add_completion=False,
@@ -62,33 +65,8 @@ register_therapy_commands(app)
 register_survey_commands(app)
 register_audit_commands(app)
 register_annotate_commands(app)
-
-EXIT_USER_ERROR = 2
-
-FLAGS = {
-    "requests_per_minute": "--rpm",
-    "out": "--output",
-    "judges": "--judge",
-    "sources": "--source",
-    "runs_dir": "--runs",
-    "survey_dir": "--survey",
-    "annotation_dir": "--annotations",
-    "scorer_head": "--scorer",
-}
-"""Library parameters whose flag is not ``--`` + the name with dashes."""
-
-
-def flag(parameter: str, value: str | None = None) -> str:
-    """The command-line spelling of a library parameter (with its value, if given)."""
-    name = FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
-    return name if value is None or value == "True" else f"{name} {value}"
-
-
-def error_message(error: UserError) -> str:
-    """What the user reads: library parameters named as flags."""
-    if isinstance(error, ParameterError):
-        return error.render(flag)
-    return str(error)
+register_original_commands(app)
+register_export_commands(app)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -96,9 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, standalone_mode=True)
     except UserError as error:
-        err_console.print(
-            f"[bold red]error:[/] {escape(error_message(error))}", highlight=False, soft_wrap=True
-        )
+        print_error(error_message(error))
         sys.exit(EXIT_USER_ERROR)
     except KeyboardInterrupt:
         err_console.print("interrupted")

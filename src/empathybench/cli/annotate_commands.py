@@ -16,6 +16,14 @@ from rich.table import Table
 from rich.text import Text
 
 from empathybench.cli.console import console, err_console
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_existing_file,
+    check_file_target,
+    check_number,
+    check_seed,
+)
 
 annotate_app = typer.Typer(
     help="Human validation of benchmark items: raters answer blind, agreement is reported.",
@@ -42,6 +50,9 @@ def _init(
     seed: Annotated[int, typer.Option(help="Seed of the item order (and of the pick).")] = 0,
 ) -> None:
     """Draw an annotation study from SUITE: the form raters see, with the key kept apart."""
+    check_directory_target("out", out)
+    check_count("n", n)
+    check_seed("seed", seed)
     from empathybench.annotation.study import init_study
 
     outcome = init_study(out, suite, seed=seed, n=n)
@@ -71,6 +82,8 @@ def _results(
     ] = 0.8,
 ) -> None:
     """Per-item agreement with the key, Fleiss' kappa between raters, flagged items."""
+    check_directory_target("out", out)
+    check_number("min_agreement", min_agreement, minimum=0, maximum=1)
     from empathybench.annotation.agreement import item_agreement
     from empathybench.annotation.report import kappa_text, share_text, write_report
 
@@ -127,6 +140,7 @@ def _results(
 
 def _export(study_dir: StudyDirArgument, csv_path: CsvOption) -> None:
     """Write every answer of the study to a CSV file (spreadsheet-safe)."""
+    check_file_target("csv_path", csv_path)
     from empathybench.annotation.csv_io import export_answers_csv
     from empathybench.annotation.session import AnnotationSession
 
@@ -139,6 +153,7 @@ def _export(study_dir: StudyDirArgument, csv_path: CsvOption) -> None:
 def _import(study_dir: StudyDirArgument, csv_path: CsvOption) -> None:
     """Add answers from a CSV (an export, or answers collected offline); exit 1 if rows were
     refused."""
+    check_existing_file("csv_path", csv_path)
     from empathybench.annotation.csv_io import import_answers_csv
     from empathybench.annotation.session import AnnotationSession
 

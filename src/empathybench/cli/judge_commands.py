@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -13,23 +12,33 @@ from empathybench.api.judging import judge as judge_run
 from empathybench.api.judging import plan_judges
 from empathybench.api.summaries import summarize
 from empathybench.cli.console import console
-from empathybench.cli.judge_view import print_judging
+from empathybench.cli.judge_view import print_judging, report_judge_failures
 from empathybench.cli.options import cache_choice, parse_options
 from empathybench.cli.progress import progress_bars
 from empathybench.cli.summary_view import print_summary
 from empathybench.errors import UserError
+from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.calibration import (
     BUNDLED_LABELS,
     CalibrationReport,
+    DimensionAgreement,
     LabelledResponse,
     check_judge_against_labels,
     load_labels,
 )
 from empathybench.judging.llm_judge import JudgeSettings
-from empathybench.judging.offline_judge import is_offline_judge, judge_label
+from empathybench.judging.offline_judge import check_offline_judge, is_offline_judge, judge_label
 from empathybench.models.registry import create_model
-from empathybench.runtime.cache import ResponseCache, default_cache_path
+from empathybench.runtime.cache import ResponseCache, check_cache_path, default_cache_path
 from empathybench.runtime.event_loop import run_coroutine
+from empathybench.runtime.output_guard import check_output_file, has_fields
+from empathybench.validation import (
+    check_count,
+    check_existing_directory,
+    check_file_target,
+    check_seed,
+    check_url,
+)
 
 
 def _judge(
@@ -56,8 +65,14 @@ def _judge(
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
 ) -> None:
     """Score an existing run with LLM judges or the offline judge (models are not re-run)."""
+    check_existing_directory("run_dir", run_dir)
+    check_count("max_connections", max_connections)
+    check_count("max_reasks", max_reasks, minimum=0)
+    check_url("base_url", base_url)
+    check_cache_path(cache)
+    check_seed("seed", seed)
     with progress_bars(not no_progress) as progress:
-        result = judge_run(
+        result = judge_run(  # holds the run directory: no run or other judge writes it
             run_dir,
             judge,
             allow_self_judge=allow_self_judge,
@@ -70,6 +85,7 @@ def _judge(
         )
     print_judging(result)
     print_summary(summarize(run_dir, seed=seed))
+    report_judge_failures(result)
 
 
 def _judge_check(
@@ -91,8 +107,22 @@ def _judge_check(
     split: Annotated[
         str | None, typer.Option(help="Only labels of this split (e.g. test).")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an -o file that is not a judge check.")
+    ] = False,
 ) -> None:
     """Report a judge's agreement with human labels (Spearman; Cohen's kappa on bins)."""
+    check_count("max_connections", max_connections)
+    check_url("base_url", base_url)
+    check_file_target("output", output)
+    check_offline_judge(judge)
+    if output is not None:  # before any call is spent
+        check_output_file(
+            output,
+            kind="judge check report (JSON)",
+            same_kind=has_fields("judge", "labels", "dimensions"),
+            force=force,
+        )
     records = load_labels(labels)
     if split is not None:
         records = [r for r in records if r.split == split]
@@ -107,7 +137,7 @@ def _judge_check(
         report, f"{judge_label(report.judge)} against {labels} ({report.items} labelled responses)"
     )
     if output is not None:
-        output.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        atomic_write_text(output, pretty_json(report))
         console.print(f"wrote {output}")
 
 
@@ -151,23 +181,45 @@ def _llm_check(
 
 
 def print_agreement(report: CalibrationReport, title: str) -> None:
-    """Agreement of a judge with labels, one row per text dimension."""
+    """Agreement of a judge with labels, one row per text dimension, with its bias and the
+    reply-length baseline."""
     table = Table(title=title)
-    for column in ("dimension", "n", "Spearman", "kappa", "kappa q", "labels", "judge", "unscored"):
+    columns = (
+        "dimension",
+        "n",
+        "Spearman",
+        "length ρ",
+        "kappa",
+        "kappa q",
+        "labels",
+        "judge",
+        "bias [95% CI]",
+        "unscored",
+    )
+    for column in columns:
         table.add_column(column, justify="left" if column == "dimension" else "right")
 
     def fmt(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
+
+    def bias(row: DimensionAgreement) -> str:
+        if row.bias is None:
+            return "-"
+        if row.bias_low is None or row.bias_high is None:
+            return f"{row.bias:+.3f}"
+        return f"{row.bias:+.3f} [{row.bias_low:+.3f}, {row.bias_high:+.3f}]"
 
     for row in report.dimensions:
         table.add_row(
             row.dimension,
             str(row.n),
             fmt(row.spearman),
+            fmt(row.length_spearman),
             fmt(row.kappa),
             fmt(row.kappa_quadratic),
             fmt(row.human_mean),
             fmt(row.judge_mean),
+            bias(row),
             str(row.judge_unscored),
         )
     console.print(table)
@@ -178,8 +230,10 @@ def print_agreement(report: CalibrationReport, title: str) -> None:
             highlight=False,
         )
     console.print(
-        "kappa: Cohen's kappa on scores binned to 0 / 0.5 / 1 (q = quadratic weights); "
-        "labels / judge: mean score",
+        "length ρ: Spearman of reply length (words; 0 when the no-reply rule fires) with the "
+        "labels, the trivial baseline; kappa: Cohen's kappa on scores binned to 0 / 0.5 / 1 "
+        "(q = quadratic weights); labels / judge: mean score; bias: judge mean − label mean, "
+        "95% bootstrap CI over scenarios",
         highlight=False,
     )
 

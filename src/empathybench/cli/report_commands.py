@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from empathybench.analysis.run_sets import UnreadableRun
+from empathybench.analysis.run_status import MAX_FAILED_SHARE, check_failed_share
 from empathybench.analysis.summary import RunData
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
@@ -20,7 +21,22 @@ from empathybench.report.tables import (
     format_interval,
     format_number,
 )
+from empathybench.runtime.output_guard import check_output_directory
 from empathybench.types import DIMENSIONS
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_seed,
+    check_url,
+)
+
+MaxFailedOption = Annotated[
+    float,
+    typer.Option(help="Leave out runs where more than this share of model calls failed (0 to 1)."),
+]
+ForceOption = Annotated[
+    bool, typer.Option("--force", help="Write into an -o folder that holds something else.")
+]
 
 
 def _warn_unreadable(unreadable: Sequence[UnreadableRun]) -> None:
@@ -59,10 +75,18 @@ def _report(
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    force: ForceOption = False,
 ) -> None:
     """Write summary.json, tables (Markdown, CSV), figures (PNG, SVG) and report.html."""
+    check_directory_target("output", output)
+    check_seed("seed", seed)
     from empathybench.report.run_report import write_report
+    from empathybench.runtime.run_store import MANIFEST
 
+    if output is not None:
+        check_output_directory(
+            output, kind="report", markers=("report.html", "summary.json", MANIFEST), force=force
+        )
     report = write_report(runs, output, seed=seed)
     _warn_unreadable(report.unreadable)
     console.print(_compact_table(report.runs))
@@ -81,16 +105,29 @@ def _leaderboard(
     significance: Annotated[
         float, typer.Option(help="Significance level of the tests between neighbours.")
     ] = 0.05,
+    max_failed_share: MaxFailedOption = MAX_FAILED_SHARE,
+    force: ForceOption = False,
 ) -> None:
-    """Rank comparable runs (same suite, judges and rubric) with CIs and neighbour tests."""
+    """Rank comparable finished runs (same suite, judges and rubric) with CIs and neighbour
+    tests; unfinished runs and runs with many failed calls are listed apart."""
+    check_directory_target("output", output)
+    check_seed("seed", seed)
     from empathybench.analysis.leaderboard import build_leaderboard
     from empathybench.analysis.run_sets import load_runs
     from empathybench.report.leaderboard_report import leaderboard_table, write_leaderboard
 
     if not 0.0 < significance < 1.0:
         raise UserError("--significance must be between 0 and 1")
+    check_failed_share(max_failed_share)
+    check_output_directory(output, kind="leaderboard", markers=("leaderboard.json",), force=force)
     loaded, unreadable = load_runs(runs)
-    board = build_leaderboard(loaded, unreadable, seed=seed, significance_level=significance)
+    board = build_leaderboard(
+        loaded,
+        unreadable,
+        seed=seed,
+        significance_level=significance,
+        max_failed_share=max_failed_share,
+    )
     paths = write_leaderboard(board, output)
     shown = leaderboard_table(board)
     table = Table(title=f"leaderboard: {board.suite}, judges: {', '.join(board.judges) or 'none'}")
@@ -105,6 +142,11 @@ def _leaderboard(
             f"left out {run.label or run.run_dir}: {run.reason}", highlight=False, markup=False
         )
     console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False, markup=False)
+    if not board.entries:
+        err_console.print(
+            "no run could be ranked (see the reasons above)", highlight=False, markup=False
+        )
+        raise typer.Exit(1)
 
 
 def _item_analysis(
@@ -122,22 +164,35 @@ def _item_analysis(
     option: Annotated[list[str] | None, typer.Option(help="Key judge option key=value.")] = None,
     max_connections: Annotated[int, typer.Option(help="Concurrent key-check requests.")] = 8,
     no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+    max_failed_share: MaxFailedOption = MAX_FAILED_SHARE,
+    force: ForceOption = False,
 ) -> None:
     """Per-item difficulty and discrimination; flags items to audit (possible flawed keys)."""
+    check_directory_target("output", output)
+    check_count("max_connections", max_connections)
+    check_url("base_url", base_url)
     from empathybench.analysis.item_analysis import analyse_items
     from empathybench.analysis.run_sets import load_runs, run_labels
     from empathybench.report.item_report import write_item_analysis
 
+    check_failed_share(max_failed_share)
+    check_output_directory(
+        output, kind="item analysis", markers=("item_analysis.json",), force=force
+    )
     loaded, unreadable = load_runs(runs)
     _warn_unreadable(unreadable)
     if not loaded:
         raise UserError("no readable runs to analyse")
+    finished = finished_runs(loaded, max_failed_share)
+    if not finished:
+        raise UserError("no finished run to analyse (every run is left out, see above)")
     checks: dict[str, dict[str, KeyCheck]] = {}
     if key_judge:
         checks = _run_key_checks(
-            loaded[0], key_judge, output, base_url, option, max_connections, no_cache
+            finished[0], key_judge, output, base_url, option, max_connections, no_cache
         )
-    analysis = analyse_items(loaded, run_labels(loaded), checks)
+    key_check_failures(checks)
+    analysis = analyse_items(finished, run_labels(finished), checks)
     paths = write_item_analysis(analysis, output)
     flagged = analysis.flagged
     console.print(
@@ -154,6 +209,34 @@ def _item_analysis(
     if len(flagged) > 20:
         console.print(f"  … and {len(flagged) - 20} more (see the files)", highlight=False)
     console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False, markup=False)
+
+
+def key_check_failures(checks: dict[str, dict[str, KeyCheck]]) -> None:
+    """Say which key checks failed; a key judge that failed every one stops the command
+    (exit 1): "0 flagged" would read as a clean bill of health."""
+    from empathybench.cli.judge_view import report_judge_failures
+    from empathybench.judging.run_judges import JudgePass
+
+    passes = []
+    for judge, by_item in checks.items():
+        failed = [check.error for check in by_item.values() if check.error is not None]
+        reason = f"{failed[0].kind}: {failed[0].message}" if failed else None
+        passes.append(JudgePass(judge, len(by_item), len(failed), reason))
+    report_judge_failures(passes)
+
+
+def finished_runs(runs: Sequence[RunData], max_failed_share: float) -> list[RunData]:
+    """The runs an item analysis may use; the others are reported on stderr with the reason."""
+    from empathybench.analysis.run_status import run_state
+
+    kept = []
+    for run in runs:
+        problem = run_state(run, max_failed_share=max_failed_share).problem
+        if problem is None:
+            kept.append(run)
+        else:
+            err_console.print(f"left out {run.directory}: {problem}", highlight=False, markup=False)
+    return kept
 
 
 def _run_key_checks(

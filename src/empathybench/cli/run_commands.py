@@ -11,7 +11,7 @@ from empathybench.api.judging import default_judges
 from empathybench.api.running import RunOutcome, model_spec, resume, run
 from empathybench.api.summaries import summarize
 from empathybench.cli.console import console
-from empathybench.cli.judge_view import print_judging
+from empathybench.cli.judge_view import print_judging, report_judge_failures
 from empathybench.cli.options import AnswerModeOption, cache_choice, parse_options
 from empathybench.cli.progress import progress_bars
 from empathybench.cli.summary_view import print_summary
@@ -19,8 +19,31 @@ from empathybench.errors import UserError
 from empathybench.models.defaults import DEFAULT_MODEL
 from empathybench.models.local_weights import INSTALL_HINT
 from empathybench.models.registry import answer_mode_named
+from empathybench.runner import MAX_EPOCHS
+from empathybench.runtime.cache import check_cache_path
+from empathybench.runtime.output_guard import path_parser
 from empathybench.runtime.run_store import RunStore
 from empathybench.scenarios.suites import DEFAULT_SUITE
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_exclusive,
+    check_existing_directory,
+    check_existing_file,
+    check_number,
+    check_seed,
+    check_url,
+)
+
+
+def check_generation(
+    *, temperature: float | None, top_p: float | None, max_tokens: int | None, seed: int | None
+) -> None:
+    """The sampling settings every model command takes, checked before any call."""
+    check_number("temperature", temperature, minimum=0, maximum=2)
+    check_number("top_p", top_p, above=0, maximum=1)
+    check_count("max_tokens", max_tokens)
+    check_seed("seed", seed)
 
 
 def print_run_totals(outcome: RunOutcome) -> None:
@@ -37,29 +60,35 @@ def print_run_totals(outcome: RunOutcome) -> None:
     )
 
 
-def _judges(judge: list[str] | None, no_judge: bool) -> list[str]:
+def _judges(judge: list[str] | None, no_judge: bool, *, resuming: bool) -> list[str] | None:
+    """``--judge`` / ``--no-judge`` as the library's ``judges`` (None: the default judges, or
+    on ``--resume`` those the run was started with)."""
     if no_judge:
         return []
     if judge is not None:
         return judge
-    judges = default_judges()
-    if not judges:
+    if not resuming and not default_judges():
         console.print(
             f"note: no judge given and the offline judge needs the local extra "
             f"({INSTALL_HINT}); text dimensions stay unscored",
             highlight=False,
         )
-    return judges
+    return None
 
 
 def _run(
     suite: Annotated[str, typer.Option(help="Bundled suite name or JSONL file.")] = DEFAULT_SUITE,
     model: Annotated[str, typer.Option(help="Model id: provider/name.")] = DEFAULT_MODEL,
-    run_dir: Annotated[Path | None, typer.Option(help="Run directory (default: runs/…).")] = None,
+    run_dir: Annotated[
+        Path | None,
+        typer.Option(help="Run directory (default: runs/…).", parser=path_parser("--run-dir")),
+    ] = None,
     resume_dir: Annotated[
         Path | None,
         typer.Option(
-            "--resume", help="Resume the run in this directory with its recorded settings."
+            "--resume",
+            help="Resume the run in this directory with its recorded settings.",
+            parser=path_parser("--resume"),
         ),
     ] = None,
     strategy: Annotated[
@@ -110,8 +139,25 @@ def _run(
         str | None, typer.Option(help="Server URL for OpenAI-compatible judges.")
     ] = None,
     answer_mode: AnswerModeOption = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Write into a --run-dir that is not empty and holds no run."),
+    ] = False,
 ) -> None:
     """Run a suite through a model (default: standard-v1 on the bundled local/smollm2)."""
+    check_exclusive({"judge": bool(judge), "no_judge": no_judge})
+    check_directory_target("run_dir", run_dir)
+    check_existing_directory("resume", resume_dir)
+    check_generation(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
+    check_count("epochs", epochs, maximum=MAX_EPOCHS)
+    check_count("limit", limit)
+    check_count("max_attempts", max_attempts)
+    check_count("max_connections", max_connections)
+    check_number("rpm", rpm, above=0)
+    check_url("base_url", base_url)
+    check_url("judge_base_url", judge_base_url)
+    check_cache_path(cache)
+    check_existing_file("prices", prices)
     mode = answer_mode_named(answer_mode) if answer_mode is not None else None
     if resume_dir is not None:
         recorded = RunStore(resume_dir).read_manifest().answer_mode
@@ -120,7 +166,7 @@ def _run(
                 f"{resume_dir} was run with --answer-mode {recorded}; a resumed run "
                 "keeps its answer mode (leave --answer-mode out)"
             )
-    judges = _judges(judge, no_judge)
+    judges = _judges(judge, no_judge, resuming=resume_dir is not None)
     with progress_bars(not no_progress) as progress:
         if resume_dir is not None:
             outcome = resume(
@@ -128,6 +174,7 @@ def _run(
                 judges=judges,
                 allow_self_judge=allow_self_judge,
                 judge_base_url=judge_base_url,
+                base_url=base_url,
                 max_attempts=max_attempts,
                 cache=cache_choice(cache, no_cache),
                 prices=prices,
@@ -163,11 +210,14 @@ def _run(
                 cache=cache_choice(cache, no_cache),
                 prices=prices,
                 progress=progress,
+                force=force,
             )
     print_run_totals(outcome)
     if outcome.judging is not None:
         print_judging(outcome.judging)
     print_summary(summarize(outcome))
+    if outcome.judging is not None:
+        report_judge_failures(outcome.judging)
     if not outcome.complete:
         raise typer.Exit(1)
 

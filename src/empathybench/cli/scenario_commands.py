@@ -14,7 +14,13 @@ from rich.table import Table
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
-from empathybench.scenarios.generator import KIND_CODES, generate_records, space_report
+from empathybench.runtime.output_guard import check_output_file, has_fields, path_parser
+from empathybench.scenarios.generator import (
+    KIND_CODES,
+    MAX_GENERATE,
+    generate_records,
+    space_report,
+)
 from empathybench.scenarios.suites import (
     bundled_suites,
     file_sha256,
@@ -25,6 +31,11 @@ from empathybench.scenarios.suites import (
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
 from empathybench.scenarios.validation import validate_file
 from empathybench.types import LETTERS, SCENARIO_KINDS, ScenarioKind
+from empathybench.validation import (
+    check_count,
+    check_file_target,
+    check_seed,
+)
 
 
 def parse_kinds(text: str | None) -> dict[ScenarioKind, float] | None:
@@ -57,14 +68,24 @@ def _generate(
             "Default: the standard composition."
         ),
     ] = None,
-    output: Annotated[Path, typer.Option("-o", "--output", help="JSONL file to write.")] = Path(
-        "scenarios.jsonl"
-    ),
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", help="JSONL file to write.", parser=path_parser("-o")),
+    ] = Path("scenarios.jsonl"),
     template_version: Annotated[str, typer.Option(help="Template version.")] = (
         DEFAULT_TEMPLATE_VERSION
     ),
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an -o file that is not a suite.")
+    ] = False,
 ) -> None:
     """Generate N distinct scenarios as JSONL (streamed; memory stays flat)."""
+    check_count("n", n, maximum=MAX_GENERATE)
+    check_seed("seed", seed)
+    check_file_target("output", output)
+    check_output_file(
+        output, kind="suite (scenario JSONL)", same_kind=has_fields("id", "kind"), force=force
+    )
     mix = parse_kinds(kinds)
     scenarios = generate_records(n, seed, mix, template_version)
     first = next(scenarios)  # surfaces input errors before any file or progress bar appears

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from empathybench.analysis.summary import Interval, RunSummary
+from empathybench.analysis.summary import Interval, RunSummary, origin_note
 from empathybench.cli.console import console
 from empathybench.judging.offline_judge import judge_label
 from empathybench.judging.rubric import RUBRIC
@@ -76,6 +76,8 @@ def print_summary(summary: RunSummary) -> None:
             f"{d} {a:.2f}" if a is not None else f"{d} -" for d, a in summary.agreement.items()
         )
         console.print(f"judge agreement (Krippendorff's alpha): {agreement}", highlight=False)
+    for note in origin_note([summary]):
+        console.print(note, highlight=False)
     console.print(
         "Unparsed answers score 0 on that dimension; unscored items are excluded "
         "from means, never counted as 0.",

@@ -14,6 +14,14 @@ from rich.table import Table
 
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_existing_directory,
+    check_existing_file,
+    check_file_target,
+    check_seed,
+)
 
 survey_app = typer.Typer(
     help="The blind most/least-empathetic survey: results, and votes as CSV.",
@@ -45,6 +53,10 @@ def _build(
     ] = False,
 ) -> None:
     """Pick K questions (seeded), letter each question's answers A–E, keep the key apart."""
+    check_directory_target("survey_dir", survey_dir)
+    check_existing_directory("study", study)
+    check_count("k", k)
+    check_seed("seed", seed)
     from empathybench.survey.build import build_survey, write_survey
     from empathybench.survey.from_study import study_survey_inputs
     from empathybench.therapy.study import Study
@@ -72,6 +84,8 @@ def _results(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
     """Shares of most/least empathetic votes per source, with 95% CIs, chart and reasons."""
+    check_directory_target("out", out)
+    check_seed("seed", seed)
     from empathybench.report.tables import format_interval
     from empathybench.survey.build import load_form, load_key
     from empathybench.survey.records import VOTES_FILE
@@ -120,6 +134,7 @@ def _results(
 
 def _export(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
     """Write every vote, with the sources behind its letters, to a CSV file."""
+    check_file_target("csv_path", csv_path)
     from empathybench.survey.build import load_form, load_key
     from empathybench.survey.records import VOTES_FILE
     from empathybench.survey.results import export_votes_csv
@@ -134,10 +149,13 @@ def _export(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
 
 def _import(survey_dir: SurveyDirArgument, csv_path: CsvOption) -> None:
     """Add votes from a CSV (an export or a form tool's sheet); exit 1 if rows were refused."""
+    from empathybench.runtime.directory_lock import hold_directory
+
+    check_existing_file("csv_path", csv_path)
     from empathybench.survey.results import import_votes_csv
     from empathybench.survey.session import SurveySession
 
-    with SurveySession.open(survey_dir) as session:
+    with SurveySession.open(survey_dir) as session, hold_directory(survey_dir):
         report = import_votes_csv(csv_path, session)
     console.print(
         f"added {report.added}, duplicates {report.duplicates}, rejected {len(report.rejected)}",

@@ -10,11 +10,14 @@ from rich.table import Table
 
 from empathybench.api.running import model_spec
 from empathybench.cli.console import console
+from empathybench.cli.judge_view import report_judge_failures
 from empathybench.cli.options import AnswerModeOption, cache_choice, parse_options
 from empathybench.cli.progress import progress_bars
-from empathybench.cli.run_commands import print_run_totals
+from empathybench.cli.run_commands import check_generation, print_run_totals
 from empathybench.judging.offline_judge import OFFLINE_JUDGE, judge_label
 from empathybench.models.defaults import DEFAULT_MODEL
+from empathybench.runtime.cache import check_cache_path
+from empathybench.runtime.output_guard import check_output_file, has_fields, path_parser
 from empathybench.therapy.pipeline import DEFAULT_STUDY, judge_therapy, run_therapy
 from empathybench.therapy.prompt import THERAPIST_MAX_TOKENS
 from empathybench.therapy.questions import (
@@ -24,6 +27,15 @@ from empathybench.therapy.questions import (
     write_questions,
 )
 from empathybench.therapy.study import Study
+from empathybench.validation import (
+    check_count,
+    check_directory_target,
+    check_existing_directory,
+    check_file_target,
+    check_number,
+    check_seed,
+    check_url,
+)
 
 therapy_app = typer.Typer(
     help="The therapy track: counselling questions under the seed's therapist prompt.",
@@ -49,9 +61,21 @@ def _questions_command(
     limit: Annotated[int | None, typer.Option(help="Keep the first N questions.")] = None,
     question_column: Annotated[str | None, typer.Option(help="Column of the questions.")] = None,
     answer_column: Annotated[str | None, typer.Option(help="Column of the answers.")] = None,
-    out: Annotated[Path | None, typer.Option(help="Write the questions as JSONL.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Write the questions as JSONL.", parser=path_parser("--out")),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an --out file that is not a question set.")
+    ] = False,
 ) -> None:
     """Load and preprocess questions (skip empty, drop duplicates, first N); optionally save."""
+    check_count("limit", limit)
+    check_file_target("out", out)
+    if out is not None:
+        check_output_file(
+            out, kind="question set (JSONL)", same_kind=has_fields("id", "question"), force=force
+        )
     questions = load_questions(
         source, limit=limit, question_column=question_column, answer_column=answer_column
     )
@@ -96,6 +120,14 @@ def _run(
     Guided answers (the default for local models) end on their own: the local engine stops
     at the end of the turn or at a new speaker line and holds back repetition loops.
     """
+    check_directory_target("study", study)
+    check_count("limit", limit)
+    check_count("epochs", epochs)
+    check_generation(temperature=temperature, top_p=None, max_tokens=max_tokens, seed=seed)
+    check_count("max_connections", max_connections)
+    check_number("rpm", rpm, above=0)
+    check_url("base_url", base_url)
+    check_cache_path(cache)
     spec = model_spec(
         model,
         temperature=temperature,
@@ -145,6 +177,11 @@ def _judge(
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
 ) -> None:
     """Score every source's answers on cognitive, emotional and behavioral empathy (1–3)."""
+    check_existing_directory("study", study)
+    check_count("max_connections", max_connections)
+    check_count("max_reasks", max_reasks, minimum=0)
+    check_url("judge_base_url", judge_base_url)
+    check_cache_path(cache)
     judges = judge or [OFFLINE_JUDGE]
     with progress_bars(not no_progress) as progress:
         result = judge_therapy(
@@ -158,8 +195,10 @@ def _judge(
             cache=cache_choice(cache, no_cache),
             progress=progress,
         )
+    failed = sum(p.failed for p in result.passes)
     console.print(
-        f"judged {result.judged} answer(s) with {', '.join(judge_label(j) for j in judges)}; "
+        f"judged {result.judged - failed} answer(s) with "
+        f"{', '.join(judge_label(j) for j in judges)}, {failed} failed; "
         f"{result.skipped} already judged",
         highlight=False,
     )
@@ -170,6 +209,7 @@ def _judge(
                 f"{decision.decision.reason}",
                 highlight=False,
             )
+    report_judge_failures(result.passes)
 
 
 @therapy_app.command("report")
@@ -183,6 +223,9 @@ def _report(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
     """C/E/B and empathy per source with 95% CIs, the radar chart, Markdown/CSV/JSON."""
+    check_existing_directory("study", study)
+    check_directory_target("out", out)
+    check_seed("seed", seed)
     from empathybench.therapy.report import (
         REPORT_DIR,
         build_therapy_report,

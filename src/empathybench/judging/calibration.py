@@ -3,24 +3,28 @@
 A labels file is JSONL; each line holds a full scenario, a response, and the human scores
 (0, 0.5 or 1) for the text dimensions that apply — see docs/labelling-guide.md. The judge
 scores every response; agreement is reported per dimension as Spearman's rho and Cohen's
-kappa on binned scores (unweighted and quadratic), with counts.
+kappa on binned scores (unweighted and quadratic), with counts; the judge's bias (mean judge
+score − mean label) with a 95% bootstrap CI over scenarios; and, as a trivial baseline, the
+Spearman of reply length (words of the reply; 0 for outputs the no-reply rule catches) with
+the labels, so a reader sees what the judge adds.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from empathybench.analysis.statistics import bin_scores, cohen_kappa, spearman
+from empathybench.analysis.statistics import bin_scores, bootstrap_mean, cohen_kappa, spearman
 from empathybench.errors import UserError
+from empathybench.jsonl import parse_record, read_json_objects
 from empathybench.judging.llm_judge import JudgeSettings, judge_response
 from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.models.base import ModelAPI
 from empathybench.runtime.cache import ResponseCache
+from empathybench.runtime.concurrency import check_connections
 from empathybench.types import Record, Scenario, Verdict
 
 BUNDLED_LABELS = "calibration-v1"
@@ -46,6 +50,13 @@ class DimensionAgreement(Record):
     kappa_quadratic: float | None
     human_mean: float | None
     judge_mean: float | None
+    bias: float | None = None
+    """Mean judge score − mean label over the scored pairs."""
+    bias_low: float | None = None
+    bias_high: float | None = None
+    """95% bootstrap CI of the bias, resampling scenarios."""
+    length_spearman: float | None = None
+    """Spearman of reply length (words; 0 when the no-reply rule fires) with the labels."""
 
 
 class CalibrationReport(Record):
@@ -60,6 +71,7 @@ class CalibrationReport(Record):
 BUNDLED_LABEL_FILES = {
     BUNDLED_LABELS: "calibration/calibration-v1.jsonl",
     "judge-labels-v1": "scorer/judge-labels-v1.jsonl",
+    "judge-labels-v2": "scorer/judge-labels-v2.jsonl",
 }
 """Bundled labelled benchmark responses by name → file under ``empathybench/data``."""
 
@@ -80,18 +92,8 @@ def load_labels(path_or_name: str) -> list[LabelledResponse]:
         known = ", ".join(BUNDLED_LABEL_FILES)
         raise UserError(f"{path_or_name}: no such labels file (or use a bundled set: {known})")
     records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = LabelledResponse.model_validate(json.loads(line))
-        except json.JSONDecodeError as error:
-            raise UserError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-        except ValidationError as error:
-            where = ".".join(str(p) for p in error.errors()[0]["loc"])
-            raise UserError(
-                f"{path}:{number}: invalid label record ({where}: {error.errors()[0]['msg']})"
-            ) from None
+    for number, data in read_json_objects(path):
+        record = parse_record(data, LabelledResponse, f"{path}:{number}")
         bad = {
             d: v
             for d, v in record.labels.items()
@@ -107,12 +109,25 @@ def load_labels(path_or_name: str) -> list[LabelledResponse]:
     return records
 
 
+def reply_length(record: LabelledResponse) -> int:
+    """Words of the reply part of a labelled answer (0 when the no-reply rule fires): the
+    trivial baseline every judge is shown beside."""
+    from empathybench.analysis.text_metrics import words
+    from empathybench.judging.no_reply import check_reply, reply_part
+
+    if check_reply(record.response, record.scenario).no_reply is not None:
+        return 0
+    return len(words(reply_part(record.response, record.scenario)))
+
+
 def agreement_report(
     judge_id: str, labels_name: str, records: list[LabelledResponse], verdicts: list[Verdict]
 ) -> CalibrationReport:
     rows = []
+    lengths = [reply_length(r) for r in records]
     for dimension in TEXT_DIMENSIONS:
         pairs: list[tuple[float, float]] = []
+        clusters: list[str] = []
         unscored = 0
         for record, verdict in zip(records, verdicts, strict=True):
             if dimension not in record.labels:
@@ -122,9 +137,15 @@ def agreement_report(
                 unscored += 1
                 continue
             pairs.append((record.labels[dimension], score.value))
+            clusters.append(record.scenario.id)
         human = [h for h, _ in pairs]
         judged = [j for _, j in pairs]
         rho, n = spearman(human, judged)
+        bias = bootstrap_mean([j - h for h, j in pairs], clusters=clusters, seed=0)
+        labelled = [i for i, r in enumerate(records) if dimension in r.labels]
+        length_rho, _ = spearman(
+            [records[i].labels[dimension] for i in labelled], [float(lengths[i]) for i in labelled]
+        )
         rows.append(
             DimensionAgreement(
                 dimension=dimension,
@@ -139,6 +160,10 @@ def agreement_report(
                 ),
                 human_mean=sum(human) / len(human) if human else None,
                 judge_mean=sum(judged) / len(judged) if judged else None,
+                bias=bias.mean,
+                bias_low=bias.low,
+                bias_high=bias.high,
+                length_spearman=length_rho,
             )
         )
     crisis = [
@@ -167,6 +192,7 @@ async def check_judge_against_labels(
     cache: ResponseCache | None,
     max_connections: int = 8,
 ) -> CalibrationReport:
+    check_connections(max_connections)
     semaphore = asyncio.Semaphore(max_connections)
 
     async def one(record: LabelledResponse) -> Verdict:

@@ -55,19 +55,29 @@ def family_of(spec: ModelSpec) -> str | None:
     return None
 
 
-def check_judge(tested: ModelSpec, judge: ModelSpec, *, allow_self_judge: bool) -> JudgeDecision:
-    """Refuse a judge from the tested model's family unless explicitly allowed."""
+def check_judge(
+    tested: ModelSpec,
+    judge: ModelSpec,
+    *,
+    allow_self_judge: bool,
+    allow_with: str = "allow_self_judge=True",
+) -> JudgeDecision:
+    """Refuse a judge from the tested model's family unless explicitly allowed.
+
+    ``allow_with`` is how the caller's user allows it: the library parameter by default (the
+    CLI shows it as ``--allow-self-judge``), or e.g. an Inspect task argument.
+    """
     tested_family, judge_family = family_of(tested), family_of(judge)
     same = tested.id == judge.id or (tested_family is not None and tested_family == judge_family)
     if same and not allow_self_judge:
         raise ParameterError(
             f"judge {judge.id} is from the same family as the tested model {tested.id} "
             f"({judge_family or 'same model'}): a model must not judge its own family; choose "
-            "another judge or pass allow_self_judge=True (recorded in the manifest)",
+            f"another judge or pass {allow_with} (the decision is recorded in the manifest)",
             parameters=["allow_self_judge"],
         )
     if same:
-        reason = "same family, allowed explicitly (allow_self_judge)"
+        reason = f"same family, allowed explicitly with {allow_with}"
     elif tested_family is None or judge_family is None:
         reason = "family unknown for one side: treated as different (check the family map)"
     else:

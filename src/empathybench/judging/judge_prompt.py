@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 
-from empathybench.judging.rubric import RUBRIC, RUBRIC_VERSION, TEXT_DIMENSIONS
+from empathybench.judging.rubric import RUBRIC_VERSION, reply_dimensions, rubric_for
 from empathybench.prompts.scenario_prompt import render_turns
 from empathybench.types import ChatMessage, Dimension, Scenario
 
@@ -32,8 +32,8 @@ JUDGE_SYSTEM = (
 
 
 def judged_dimensions(scenario: Scenario) -> list[Dimension]:
-    """The text dimensions a judge scores for this item (those that apply to it)."""
-    return [d for d in TEXT_DIMENSIONS if d in scenario.dimensions]
+    """The dimensions a judge scores for this item (see ``rubric.reply_dimensions``)."""
+    return reply_dimensions(scenario)
 
 
 def neutralise(text: str) -> str:
@@ -82,7 +82,7 @@ def build_judge_messages(scenario: Scenario, reply: str) -> list[ChatMessage]:
     crisis = scenario.expected.crisis_resources_expected
     rubric_lines = []
     for dimension in dimensions:
-        rubric = RUBRIC[dimension]
+        rubric = rubric_for(scenario, dimension)
         anchors = "; ".join(f"{score}: {text}" for score, text in rubric.anchors.items())
         rubric_lines.append(
             f"- {dimension} ({rubric.title}): {rubric.measures} Anchors — {anchors}"
@@ -92,6 +92,11 @@ def build_judge_messages(scenario: Scenario, reply: str) -> list[ChatMessage]:
         f"Item kind: {scenario.kind}",
         f"Person in focus: {scenario.focus_person}",
         f"Hidden emotion: {scenario.emotion.name} ({scenario.emotion.valence})",
+        *(
+            [f"Accepted emotion words: {', '.join(scenario.options)}"]
+            if scenario.answers_in_reply
+            else []
+        ),
         f"Hidden goal: {scenario.goal or '(none stated)'}",
         f"Needs help: {'yes' if expected.help_needed else 'no'}",
         *(

@@ -27,6 +27,7 @@ from empathybench.models.base import (
 from empathybench.prompts.scenario_prompt import render_turns
 from empathybench.runtime.append_log import AppendLog
 from empathybench.runtime.cache import ResponseCache, cache_key
+from empathybench.runtime.concurrency import check_connections
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.retry import call_with_retries
 from empathybench.runtime.run_store import judge_slug
@@ -213,6 +214,7 @@ async def check_keys(
     max_connections: int = 8,
 ) -> dict[str, KeyCheck]:
     """Key checks of ``scenarios`` by ``judge``, skipping those already on disk."""
+    check_connections(max_connections)
     log = key_check_log(directory, judge.spec.id)
     done = {
         key[0]: check
@@ -229,7 +231,7 @@ async def check_keys(
                 log.append(check)
                 done[scenario.id] = check
 
-        await asyncio.gather(*(worker() for _ in range(max(1, max_connections))))
+        await asyncio.gather(*(worker() for _ in range(max_connections)))
     finally:
         log.close()
     return done

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from empathybench.errors import ParameterError
 from empathybench.judging.judge_prompt import (
     JUDGE_PROMPT_VERSION,
     build_judge_messages,
@@ -163,12 +164,24 @@ class JudgeSettings:
     max_tokens: int = 800
     structured_output: bool = True
 
+    def __post_init__(self) -> None:
+        if self.max_reasks < 0:
+            raise ParameterError.about("max_reasks", f"must be 0 or more, got {self.max_reasks}")
+        if self.max_attempts < 1:
+            raise ParameterError.about(
+                "max_attempts", f"must be at least 1, got {self.max_attempts}"
+            )
+        if self.max_tokens < 1:
+            raise ParameterError.about("max_tokens", f"must be at least 1, got {self.max_tokens}")
+
 
 @dataclass
 class JudgeTranscript:
     raw_outputs: list[str] = field(default_factory=list)
     attempts: int = 0
     request_key: str | None = None
+    last_key: str | None = None
+    """The cache key of the latest call (dropped from the cache when its answer is invalid)."""
 
 
 async def judge_response(
@@ -282,6 +295,8 @@ async def ask_judge(
             return validate(single_json_object(text))
         except JudgeAnswerError as error:
             problem = str(error)
+            if cache is not None and transcript.last_key is not None:
+                cache.discard(transcript.last_key)  # an invalid answer is never served again
             messages = [
                 *messages,
                 ChatMessage(role="assistant", content=text or "(empty)"),
@@ -293,7 +308,8 @@ async def ask_judge(
                     ),
                 ),
             ]
-    raise JudgeGaveUp(f"judge answer invalid after {settings.max_reasks + 1} tries: {problem}")
+    reason = f"judge answer invalid after {settings.max_reasks + 1} tries: {problem}"
+    raise JudgeGaveUp(reason, CallError(kind="invalid_answer", message=reason))
 
 
 async def call_judge(
@@ -308,6 +324,7 @@ async def call_judge(
     """One judge call through the cache and bounded transport retries."""
     key = cache_key(judge.spec, request, epoch=0, versions={"judge_prompt": prompt_version})
     transcript.request_key = transcript.request_key or key
+    transcript.last_key = key
     cached = cache.get(key) if cache is not None else None
     if cached is not None:
         transcript.raw_outputs.append(cached.text)

@@ -1,14 +1,25 @@
 """The labelled benchmark responses the offline judge is trained and tested on.
 
-The bundled set (``judge-labels-v1``) holds replies to generated benchmark items of every kind
-(seed 5150, none from the standard suite), written and labelled by the project with
-docs/labelling-guide.md — the same format as the calibration set, plus a ``split`` fixed by
-scenario so no scenario is in both the training and the test split.
+Two bundled batches, written and labelled by the project with docs/labelling-guide.md, in the
+same format as the calibration set plus a ``split`` fixed by scenario (no scenario is in both
+the training and the test split):
+
+- ``judge-labels-v1``: 560 replies to 112 generated v1 items of every kind (seed 5150, none
+  from the standard suite), five per item.
+- ``judge-labels-v2``: a second batch by another hand (provenance in
+  ``judge-labels-v2.md`` beside it): replies to v1 items (seed 8080) and v2 items (seed 7021) —
+  degenerate outputs (option lists, bare answer lines, placeholders, refusals, repeated
+  sentences, other languages, cut-off replies), group replies to the wrong person, replies
+  answering a bystander, and mid-quality replies (generic sympathy, advice only, preachy,
+  sycophantic, crisis replies without referral), in varied registers.
+
+``scorer train --task judge`` trains on both by default (``DEFAULT_JUDGE_TRAINING``).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from empathybench.errors import UserError
@@ -20,6 +31,7 @@ from empathybench.judging.calibration import (
 )
 
 BUNDLED_JUDGE_LABELS = "judge-labels-v1"
+DEFAULT_JUDGE_TRAINING = ("judge-labels-v1", "judge-labels-v2")
 
 
 @dataclass(frozen=True)
@@ -30,7 +42,13 @@ class JudgeLabelSet:
 
 
 def load_judge_labels(path_or_name: str | None = None) -> JudgeLabelSet:
-    name = path_or_name or BUNDLED_JUDGE_LABELS
+    """One labels file (bundled name or path), or several joined by commas."""
+    names = [n.strip() for n in (path_or_name or BUNDLED_JUDGE_LABELS).split(",") if n.strip()]
+    if not names:
+        raise UserError("no labels named")
+    if len(names) > 1:
+        return join_label_sets([load_judge_labels(name) for name in names])
+    name = names[0]
     path = labels_path(name)
     records = load_labels(name)
     if not any(r.split for r in records):
@@ -42,5 +60,22 @@ def load_judge_labels(path_or_name: str | None = None) -> JudgeLabelSet:
     return JudgeLabelSet(
         name=name if name in BUNDLED_LABEL_FILES else path.name,
         sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        records=records,
+    )
+
+
+def join_label_sets(sets: Sequence[JudgeLabelSet]) -> JudgeLabelSet:
+    """Several label sets as one; record ids and scenario splits must not clash."""
+    records = [r for s in sets for r in s.records]
+    ids = [r.id for r in records]
+    if len(ids) != len(set(ids)):
+        raise UserError(f"{' + '.join(s.name for s in sets)}: record ids repeat across files")
+    splits: dict[str, str | None] = {}
+    for record in records:
+        if splits.setdefault(record.scenario.id, record.split) != record.split:
+            raise UserError(f"scenario {record.scenario.id} is in both splits across files")
+    return JudgeLabelSet(
+        name="+".join(s.name for s in sets),
+        sha256=hashlib.sha256("".join(s.sha256 for s in sets).encode()).hexdigest(),
         records=records,
     )

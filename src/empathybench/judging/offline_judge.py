@@ -1,56 +1,73 @@
 """The offline judge: scores the four text dimensions with no API key (approximate).
 
-A regression head on the frozen encoder reads the reply, the scenario as the judge sees it
-(scene plus hidden truth) and a few plain features (item kind, whether a group reply reaches
-the person in focus, whether it names real crisis help), and predicts each text dimension on
-0–1 and, for crisis items, whether the reply points to real help. It is trained on the
-bundled labelled benchmark responses (``judge-labels-v1``, labelled with the rubric) or
-distilled from an LLM judge's verdicts. Dimensions that do not apply are ``n/a``, as for any
-judge. Its scores are approximate: every output names it ``offline (approximate)`` and
-leaderboards never rank it beside LLM-judged runs.
+A head on the frozen encoder reads the reply, the scenario as the judge sees it (scene plus
+hidden truth) and plain signals about the reply (``judging.offline_features``), and predicts
+each text dimension on 0–1 and, for crisis items, whether the reply points to real help; a
+stored calibration map (``judging.judge_calibration``) then brings each dimension's mean onto
+the labels' mean. ``offline`` is the newest bundled head (judge-v2: signals, ridge, linear
+calibration, trained on judge-labels-v1 + judge-labels-v2); ``offline:judge-v1`` the first
+(embeddings only, MLP, uncalibrated); ``offline:DIR`` a head trained by the user or distilled
+from an LLM judge's verdicts. Dimensions that do not apply are ``n/a``, as for any judge.
+Its scores are approximate: every output names it ``offline (approximate)`` and leaderboards
+never rank it beside LLM-judged runs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
-import math
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from empathybench import __version__
 from empathybench.errors import UserError
-from empathybench.judging.answer_parser import names_person, parse_answer
 from empathybench.judging.calibration import CalibrationReport, LabelledResponse, agreement_report
+from empathybench.judging.judge_calibration import (
+    JudgeCalibration,
+    Method,
+    fit_calibration,
+    load_calibration,
+    save_calibration,
+)
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.judging.llm_judge import not_applicable, rule_verdict
 from empathybench.judging.no_reply import check_reply
+from empathybench.judging.offline_features import (
+    FEATURES_V1,
+    FEATURES_V2,
+    ReplyView,
+    judge_context,
+    judge_features,
+    reply_view,
+)
 from empathybench.judging.rubric import RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.runtime.provenance import now_iso
 from empathybench.scorer.empathy_data import bundled_data_path
-from empathybench.scorer.encoder import BUNDLED_ENCODER, TextEncoder, load_encoder
+from empathybench.scorer.encoder import BUNDLED_ENCODER, load_encoder
 from empathybench.scorer.heads import (
     HeadConfig,
     Matrix,
     RegressionHead,
     TrainingSettings,
+    check_head_dir,
     load_head,
     train_head,
 )
-from empathybench.types import SCENARIO_KINDS, DimensionScore, Scenario, Verdict
+from empathybench.types import DimensionScore, Scenario, Verdict
+
+__all__ = ["ReplyView", "judge_context", "judge_features", "reply_view"]
 
 OFFLINE_JUDGE = "offline"
 OFFLINE_LABEL = "offline (approximate)"
-BUNDLED_JUDGE_HEAD = "judge-v1"
+BUNDLED_JUDGE_HEAD = "judge-v2"
+BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2")
+"""Heads shipped with the package; ``offline`` is the newest, ``offline:judge-v1`` the first."""
 JUDGE_TARGETS = [*TEXT_DIMENSIONS, "crisis_referral"]
-_EXTRA_FEATURES = len(SCENARIO_KINDS) + 3
-_REFERRAL = re.compile(
-    r"\b(?:988|911|999|112|000|116 ?123|crisis|hotline|helpline|lifeline|samaritans|"
-    r"emergency|ambulance|paramedic|text line|suicide|a&e)\b",
-    re.IGNORECASE,
+OFFLINE_CANNOT = (
+    "the offline judge scores only the four text dimensions; on items without options "
+    "(the original benchmark's) use an LLM judge for this one"
 )
 
 
@@ -71,68 +88,34 @@ def judge_label(judge: str) -> str:
     return f"{judge} (approximate)" if is_offline_judge(judge) else judge
 
 
-def judge_context(scenario: Scenario) -> str:
-    """The scene and hidden truth, as plain text for the encoder."""
-    scene = scenario.messages[-1].content.split("\n\n1.")[0]
-    expected = scenario.expected
-    parts = [
-        scene,
-        f"{scenario.focus_person} feels {scenario.emotion.name} ({scenario.emotion.valence}).",
-        f"Needs help: {'yes' if expected.help_needed else 'no'}.",
-        "A fitting reply: " + ", ".join(a.replace("_", " ") for a in expected.assistance) + ".",
-    ]
-    if expected.crisis_resources_expected:
-        parts.append("The reply should point to real crisis help.")
-    if expected.guidance:
-        parts.append(expected.guidance)
-    return " ".join(parts)
-
-
-@dataclass(frozen=True)
-class ReplyView:
-    reply: str
-    reaches_focus: float
-    """1 if the reply is for the person in focus (always, off group items), 0 if for someone
-    else, 0.5 if a group reply names nobody."""
-
-
-def reply_view(scenario: Scenario, response: str) -> ReplyView:
-    parsed = parse_answer(response, scenario.options)
-    reply = (parsed.reply or response).strip()
-    if scenario.kind != "group":
-        return ReplyView(reply, 1.0)
-    if parsed.person is None:
-        return ReplyView(reply, 0.5)
-    addressee = scenario.reply_addressee
-    if addressee is None:  # nobody needs help: naming nobody is right, naming someone is not
-        return ReplyView(reply, 1.0 if names_person(parsed.person, "nobody") else 0.0)
-    return ReplyView(reply, 1.0 if names_person(parsed.person, addressee) else 0.0)
-
-
-def judge_features(
-    encoder: TextEncoder, scenarios: Sequence[Scenario], responses: Sequence[str]
-) -> Matrix:
-    views = [reply_view(s, r) for s, r in zip(scenarios, responses, strict=True)]
-    replies = encoder.encode([v.reply for v in views])
-    contexts = encoder.encode([judge_context(s) for s in scenarios])
-    extra = np.zeros((len(views), _EXTRA_FEATURES), dtype=np.float32)
-    for row, (scenario, view) in enumerate(zip(scenarios, views, strict=True)):
-        extra[row, SCENARIO_KINDS.index(scenario.kind)] = 1.0
-        extra[row, -3] = view.reaches_focus
-        extra[row, -2] = 1.0 if _REFERRAL.search(view.reply) else 0.0
-        extra[row, -1] = math.log1p(len(view.reply.split())) / 5
-    return np.concatenate([replies, contexts, replies * contexts, extra], axis=1)
-
-
 class OfflineJudge:
-    """A trained offline judge head with its encoder; ``id`` is what verdicts record."""
+    """A trained offline judge head with its encoder and calibration; ``id`` is what verdicts
+    record."""
 
-    def __init__(self, head: RegressionHead, judge_id: str = OFFLINE_JUDGE) -> None:
+    def __init__(
+        self,
+        head: RegressionHead,
+        judge_id: str = OFFLINE_JUDGE,
+        calibration: JudgeCalibration | None = None,
+    ) -> None:
         if head.config.task != "judge":
             raise UserError(f"{judge_id}: a {head.config.task} head, not an offline judge head")
         self.head = head
         self.id = judge_id
+        self.calibration = calibration
         self.encoder = load_encoder(head.config.encoder)
+
+    def raw_scores(self, items: Sequence[tuple[Scenario, str]]) -> Matrix:
+        """The head's uncalibrated predictions, one row per item (``JUDGE_TARGETS`` order)."""
+        features = judge_features(
+            self.encoder, [s for s, _ in items], [r for _, r in items], self.head.config.features
+        )
+        return self.head.predict(features)
+
+    def scores(self, items: Sequence[tuple[Scenario, str]]) -> Matrix:
+        """Predictions after the stored calibration (if any)."""
+        raw = self.raw_scores(items)
+        return raw if self.calibration is None else self.calibration.apply(JUDGE_TARGETS, raw)
 
     def judge(
         self,
@@ -150,10 +133,8 @@ class OfflineJudge:
         scored = [i for i, check in enumerate(checks) if check.no_reply is None]
         rows: dict[int, Matrix] = {}
         if scored:
-            features = judge_features(
-                self.encoder, [items[i][0] for i in scored], [items[i][1] for i in scored]
-            )
-            rows = dict(zip(scored, self.head.predict(features), strict=True))
+            predicted = self.scores([items[i] for i in scored])
+            rows = dict(zip(scored, predicted, strict=True))
         verdicts = []
         for index, (scenario, _) in enumerate(items):
             epoch = epochs[index] if epochs is not None else 0
@@ -166,6 +147,9 @@ class OfflineJudge:
             row = rows[index]
             scores = not_applicable(scenario)
             for dimension in judged_dimensions(scenario):
+                if dimension not in JUDGE_TARGETS:
+                    scores[dimension] = DimensionScore(status="unscored", reason=OFFLINE_CANNOT)
+                    continue
                 value = round(float(row[JUDGE_TARGETS.index(dimension)]), 3)
                 scores[dimension] = DimensionScore(
                     status="scored", value=value, rationale=OFFLINE_LABEL
@@ -186,31 +170,57 @@ class OfflineJudge:
             )
         return verdicts
 
+    def save(self, directory: Path) -> None:
+        self.head.save(directory)
+        if self.calibration is not None:
+            save_calibration(self.calibration, directory)
 
-def _head_dir(judge_id: str) -> Path:
+
+def head_directory(judge_id: str) -> Path:
     if judge_id == OFFLINE_JUDGE:
         return bundled_data_path(f"heads/{BUNDLED_JUDGE_HEAD}")
-    directory = Path(judge_id.partition(":")[2]).expanduser()
+    name = judge_id.partition(":")[2]
+    directory = Path(name).expanduser()
+    if not directory.is_dir() and name in BUNDLED_JUDGE_HEADS:
+        return bundled_data_path(f"heads/{name}")
     if not directory.is_dir():
-        raise UserError(f"{judge_id}: no offline judge head directory at {directory}")
+        bundled = ", ".join(f"offline:{h}" for h in BUNDLED_JUDGE_HEADS)
+        raise UserError(
+            f"{judge_id}: no offline judge head directory at {directory} (bundled: {bundled})"
+        )
+    check_head_dir("judge", directory)
     return directory
 
 
+def check_offline_judge(judge_id: str) -> None:
+    """Refuse an ``offline:DIR`` judge whose folder holds no head, before any model call."""
+    if is_offline_judge(judge_id) and judge_id != OFFLINE_JUDGE:
+        head_directory(judge_id)
+
+
 def offline_judge_id(judge_id: str) -> str:
-    """What verdicts record: ``offline``, or ``offline:NAME`` for a head in directory NAME."""
+    """What verdicts record: ``offline``, or ``offline:NAME`` for a head in directory NAME
+    (``offline:judge-v1`` for the first bundled head)."""
     return (
         OFFLINE_JUDGE
         if judge_id == OFFLINE_JUDGE
-        else f"{OFFLINE_JUDGE}:{_head_dir(judge_id).name}"
+        else f"{OFFLINE_JUDGE}:{head_directory(judge_id).name}"
     )
 
 
 def load_offline_judge(judge_id: str = OFFLINE_JUDGE) -> OfflineJudge:
-    """``offline`` (the bundled head) or ``offline:DIR`` (a head trained by the user)."""
-    return OfflineJudge(load_head(_head_dir(judge_id)), judge_id=offline_judge_id(judge_id))
+    """``offline`` (the newest bundled head), ``offline:judge-v1`` (an older bundled head) or
+    ``offline:DIR`` (a head trained by the user), with its calibration when it has one."""
+    directory = head_directory(judge_id)
+    return OfflineJudge(
+        load_head(directory),
+        judge_id=offline_judge_id(judge_id),
+        calibration=load_calibration(directory),
+    )
 
 
-def _targets(records: Sequence[LabelledResponse]) -> tuple[Matrix, Matrix]:
+def judge_targets(records: Sequence[LabelledResponse]) -> tuple[Matrix, Matrix]:
+    """Labels as a matrix over ``JUDGE_TARGETS`` and a mask of which ones each record has."""
     targets = np.zeros((len(records), len(JUDGE_TARGETS)), dtype=np.float32)
     mask = np.zeros_like(targets)
     for row, record in enumerate(records):
@@ -223,6 +233,31 @@ def _targets(records: Sequence[LabelledResponse]) -> tuple[Matrix, Matrix]:
     return targets, mask
 
 
+def reaches_head(records: Sequence[LabelledResponse]) -> list[LabelledResponse]:
+    """The records the no-reply rule lets through: the only ones a head ever scores."""
+    return [r for r in records if check_reply(r.response, r.scenario).no_reply is None]
+
+
+def scenario_folds(records: Sequence[LabelledResponse], folds: int) -> list[int]:
+    """A fold per record, fixed by a hash of its scenario id (a scenario is in one fold)."""
+    return [
+        int(hashlib.sha256(r.scenario.id.encode()).hexdigest()[:8], 16) % folds for r in records
+    ]
+
+
+def cross_fitted_scores(
+    config: HeadConfig, features: Matrix, targets: Matrix, mask: Matrix, folds: Sequence[int]
+) -> Matrix:
+    """Each row predicted by a head trained on the other folds (raw, uncalibrated)."""
+    fold_ids = np.asarray(folds)
+    predictions = np.zeros_like(targets)
+    for fold in sorted(set(folds)):
+        held = fold_ids == fold
+        head = train_head(config, features[~held], targets[~held], mask[~held])
+        predictions[held] = head.predict(features[held])
+    return predictions
+
+
 def train_offline_judge(
     train: Sequence[LabelledResponse],
     *,
@@ -231,16 +266,33 @@ def train_offline_judge(
     settings: TrainingSettings | None = None,
     hidden_size: int = 256,
     dropout: float = 0.1,
+    feature_set: str = FEATURES_V2,
+    calibration: Method | None = "linear",
+    calibration_folds: int = 5,
+    calibration_version: str = "calibration-1",
     on_epoch: Callable[[int, float], None] | None = None,
 ) -> OfflineJudge:
-    """Train an offline judge head on labelled benchmark responses."""
+    """Train an offline judge head on labelled benchmark responses, then calibrate it.
+
+    Records the no-reply rule catches are left out (the head never sees such outputs). The
+    calibration map is fitted on cross-fitted predictions: ``calibration_folds`` heads, each
+    trained with the same settings on the other folds (grouped by scenario), predict the
+    records they did not see; the shipped head is then trained on everything.
+    """
+    if feature_set not in (FEATURES_V1, FEATURES_V2):
+        raise UserError(f"unknown feature set {feature_set!r}: use {FEATURES_V1} or {FEATURES_V2}")
+    train = reaches_head(train)
+    if not train:
+        raise UserError("no training examples with a reply (the no-reply rule caught them all)")
     encoder = load_encoder(encoder_name)
-    features = judge_features(encoder, [r.scenario for r in train], [r.response for r in train])
+    features = judge_features(
+        encoder, [r.scenario for r in train], [r.response for r in train], feature_set
+    )
     config = HeadConfig(
         task="judge",
         encoder=encoder_name,
         encoder_dimension=encoder.dimension,
-        features="response+context",
+        features=feature_set,
         targets=JUDGE_TARGETS,
         target_low=0.0,
         target_high=1.0,
@@ -251,13 +303,35 @@ def train_offline_judge(
         data=data,
         package_version=__version__,
     )
-    targets, mask = _targets(train)
-    return OfflineJudge(train_head(config, features, targets, mask, on_epoch=on_epoch))
+    targets, mask = judge_targets(train)
+    fitted: JudgeCalibration | None = None
+    if calibration is not None:
+        folds = scenario_folds(train, calibration_folds)
+        if len(set(folds)) < 2:
+            raise UserError("calibration needs labelled replies to at least 2 scenarios")
+        raw = cross_fitted_scores(config, features, targets, mask, folds)
+        fitted = fit_calibration(
+            TEXT_DIMENSIONS,
+            raw[:, : len(TEXT_DIMENSIONS)],
+            targets[:, : len(TEXT_DIMENSIONS)],
+            mask[:, : len(TEXT_DIMENSIONS)],
+            version=calibration_version,
+            method=calibration,
+            fitted_on={
+                "labels": data.get("name"),
+                "records": len(train),
+                "folds": calibration_folds,
+                "raw_scores": "cross-fitted: each fold by a head trained on the other folds",
+                "grouped_by": "scenario",
+            },
+        )
+    head = train_head(config, features, targets, mask, on_epoch=on_epoch)
+    return OfflineJudge(head, calibration=fitted)
 
 
 def evaluate_offline_judge(
     judge: OfflineJudge, records: Sequence[LabelledResponse], *, labels_name: str
 ) -> CalibrationReport:
-    """Agreement with labels the judge was not trained on (Spearman, kappa on bins)."""
+    """Agreement with labels the judge was not trained on (Spearman, kappa on bins, bias)."""
     verdicts = judge.judge([(r.scenario, r.response) for r in records], run_id="offline-check")
     return agreement_report(judge.id, labels_name, list(records), verdicts)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from empathybench.types import DIMENSIONS, Dimension, ScenarioKind
+from empathybench.types import DIMENSIONS, Dimension, Scenario, ScenarioKind
 
 RUBRIC_VERSION = "rubric-v1"
 
@@ -154,3 +154,61 @@ def item_dimensions(kind: ScenarioKind, help_needed: bool, negative: bool) -> li
     if negative and kind != "harmful_belief_roleplay":
         chosen.add("cheering_up")
     return [dimension for dimension in DIMENSIONS if dimension in chosen]
+
+
+# Items of the original benchmark ask no EMOTION or NEEDS_HELP question (their prompt is the
+# person's words alone), so a judge reads both from the reply, against these anchors.
+REPLY_JUDGED_RUBRIC: dict[Dimension, DimensionRubric] = {
+    rubric.name: rubric
+    for rubric in (
+        DimensionRubric(
+            "emotion_recognition",
+            "Emotion Recognition",
+            "Items without options (the original benchmark's): whether the reply shows, in "
+            "words or in how it responds, that it recognised the person's hidden emotion "
+            "(any of the accepted emotion words given in the hidden truth, or a close "
+            "synonym).",
+            {
+                "0": "Ignores the feeling or names a clearly different one (e.g. treats "
+                "frustration as excitement).",
+                "0.5": "Notices the valence or a related feeling, but not the accepted one.",
+                "1": "Names or unmistakably reflects an accepted emotion.",
+            },
+        ),
+        DimensionRubric(
+            "assistance_needed",
+            "Assistance Needed",
+            "Items without options (the original benchmark's): whether the reply reads "
+            "correctly if the person needs help — offering it when they do, and not pushing "
+            "help on someone who does not.",
+            {
+                "0": "Reads it the wrong way round: no help offered when it is needed, or "
+                "help pressed on someone who needs none.",
+                "0.5": "Unclear: a token mention of help, or hedging between the two.",
+                "1": "Reads the need correctly and responds in line with it.",
+            },
+        ),
+    )
+}
+
+
+def answer_dimensions(scenario: Scenario) -> list[Dimension]:
+    """The dimensions of an item scored from its EMOTION / NEEDS_HELP answer lines."""
+    if scenario.answers_in_reply:
+        return []
+    return [d for d in DETERMINISTIC_DIMENSIONS if d in scenario.dimensions]
+
+
+def reply_dimensions(scenario: Scenario) -> list[Dimension]:
+    """The dimensions of an item a judge scores by reading the reply (in ``DIMENSIONS``
+    order): the text dimensions, plus the answer dimensions on items without options."""
+    if scenario.answers_in_reply:
+        return [d for d in DIMENSIONS if d in scenario.dimensions]
+    return [d for d in TEXT_DIMENSIONS if d in scenario.dimensions]
+
+
+def rubric_for(scenario: Scenario, dimension: Dimension) -> DimensionRubric:
+    """The anchors a judge is shown for one dimension of one item."""
+    if scenario.answers_in_reply and dimension in REPLY_JUDGED_RUBRIC:
+        return REPLY_JUDGED_RUBRIC[dimension]
+    return RUBRIC[dimension]

@@ -9,6 +9,7 @@ is refused unless explicitly allowed, and each judge's decision is recorded in t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,9 +22,11 @@ from empathybench.progress import ProgressCallback
 from empathybench.runner import load_run_suite
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.cache import ResponseCache
-from empathybench.runtime.concurrency import for_each_concurrently
+from empathybench.runtime.concurrency import check_connections, for_each_concurrently
+from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.run_store import RunStore
+from empathybench.therapy.verdicts import TherapyVerdict
 from empathybench.types import JudgeDecision, Response, Scenario, Verdict
 
 
@@ -37,6 +40,52 @@ class JudgeRunOptions:
     cache_path: Path | None = None
     progress: ProgressCallback | None = None
 
+    def __post_init__(self) -> None:
+        check_connections(self.max_connections)
+
+
+@dataclass(frozen=True)
+class JudgePass:
+    """What one judge did in this call: judgements attempted, and how many failed (the call
+    failed, or every answer was invalid), with the first reason."""
+
+    judge: str
+    attempted: int
+    failed: int
+    first_error: str | None
+
+    @property
+    def all_failed(self) -> bool:
+        return self.attempted > 0 and self.failed == self.attempted
+
+
+def judge_pass(
+    judge: str, pending: list[ItemKey], verdicts: Mapping[ItemKey, Verdict | TherapyVerdict]
+) -> JudgePass:
+    errors = [v.error for key in pending if (v := verdicts.get(key)) is not None and v.error]
+    missing = sum(1 for key in pending if key not in verdicts)
+    first = next(iter(errors), None)
+    return JudgePass(
+        judge=judge,
+        attempted=len(pending),
+        failed=len(errors) + missing,
+        first_error=(
+            f"{first.kind}{f' {first.status}' if first.status else ''}: {first.message}"
+            if first
+            else None
+        ),
+    )
+
+
+def merge_passes(judge: str, passes: list[JudgePass]) -> JudgePass:
+    """One judge's passes over several logs (the sources of a therapy study) as one."""
+    return JudgePass(
+        judge=judge,
+        attempted=sum(p.attempted for p in passes),
+        failed=sum(p.failed for p in passes),
+        first_error=next((p.first_error for p in passes if p.first_error), None),
+    )
+
 
 @dataclass
 class JudgeRunResult:
@@ -44,6 +93,7 @@ class JudgeRunResult:
     verdicts: dict[str, dict[ItemKey, Verdict]]
     judged: int
     skipped: int
+    passes: list[JudgePass] = field(default_factory=list)
 
 
 def record_decisions(store: RunStore, decisions: list[JudgeDecision]) -> None:
@@ -81,8 +131,17 @@ def pending_items(
 async def judge_run(
     options: JudgeRunOptions, models: dict[str, ModelAPI] | None = None
 ) -> JudgeRunResult:
-    """Score the answered items of a run with every judge in ``options``."""
+    """Score the answered items of a run with every judge in ``options`` (the run directory
+    is held exclusively meanwhile, see ``runtime.directory_lock``)."""
     store = RunStore(options.run_dir)
+    store.read_manifest()  # not a run: say so before a lock file is made
+    with hold_directory(options.run_dir):
+        return await _judge_run(store, options, models)
+
+
+async def _judge_run(
+    store: RunStore, options: JudgeRunOptions, models: dict[str, ModelAPI] | None
+) -> JudgeRunResult:
     manifest = store.read_manifest()
     tested = ModelSpec.model_validate(manifest.model)
     decisions = [
@@ -93,6 +152,7 @@ async def judge_run(
     responses = {k: r for k, r in store.latest_responses().items() if k[0] in scenarios}
     cache = ResponseCache(options.cache_path) if options.cache_path else None
     results: dict[str, dict[ItemKey, Verdict]] = {}
+    passes: list[JudgePass] = []
     judged = skipped = 0
     try:
         for spec in options.judges:
@@ -111,11 +171,14 @@ async def judge_run(
                 if models is None or spec.id not in models:
                     await judge.aclose()
             results[spec.id] = log.latest()
+            passes.append(judge_pass(spec.id, pending, results[spec.id]))
     finally:
         if cache is not None:
             cache.close()
     record_decisions(store, decisions)
-    return JudgeRunResult(decisions=decisions, verdicts=results, judged=judged, skipped=skipped)
+    return JudgeRunResult(
+        decisions=decisions, verdicts=results, judged=judged, skipped=skipped, passes=passes
+    )
 
 
 async def _judge_all(

@@ -39,6 +39,7 @@ from empathybench.models.http_errors import (
     token_count,
 )
 from empathybench.models.registry import resolve_api_key
+from empathybench.runtime.url_secrets import redact_url
 from empathybench.types import ChatMessage
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -71,7 +72,8 @@ class AnthropicModel:
         )
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.spec.id!r}, base_url={self.spec.base_url!r})"
+        url = redact_url(self.spec.base_url) if self.spec.base_url else None
+        return f"{type(self).__name__}({self.spec.id!r}, base_url={url!r})"
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
         system, messages = anthropic_messages(request.messages, self.spec.system_prompt)

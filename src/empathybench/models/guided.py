@@ -20,12 +20,12 @@ schema round trip.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal
 
 from pydantic import Field
 
+from empathybench.jsonl import RecordFormatError, parse_json
 from empathybench.types import Record
 
 AnswerMode = Literal["guided", "free"]
@@ -122,9 +122,9 @@ def answer_schema(guide: AnswerGuide) -> dict[str, Any]:
 def answer_from_json(guide: AnswerGuide, text: str) -> str:
     """A structured answer (JSON per ``answer_schema``) as answer text; ValueError if invalid."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"the structured answer is not JSON: {error}") from None
+        data = parse_json(text, "the structured answer")
+    except RecordFormatError as error:
+        raise ValueError(str(error)) from None
     if not isinstance(data, dict):
         raise ValueError("the structured answer is not a JSON object")
     chosen: list[str] = []

@@ -14,6 +14,7 @@ from empathybench.errors import ParameterError, UserError
 from empathybench.extras import require_module
 from empathybench.models.base import GenerationParams, ModelAPI, ModelSpec
 from empathybench.models.guided import ANSWER_MODES, AnswerMode
+from empathybench.validation import check_number, check_url
 
 
 @dataclass(frozen=True)
@@ -25,11 +26,16 @@ class Provider:
     key_env: str | None = None
     key_required: bool = True
     description: str = ""
+    lean_client: bool = False
+    """An OpenAI-compatible provider that uses the lean client unless ``client=sdk`` is set."""
 
 
 _OPENAI = "empathybench.models.openai_compatible:OpenAICompatibleModel"
 _ANTHROPIC = "empathybench.models.anthropic_model:AnthropicModel"
 _LOCAL = "empathybench.models.local:LocalModel"
+_OPENAI_LEAN = "empathybench.models.openai_http:OpenAIHttpModel"
+CLIENTS = ("lean", "sdk")
+"""``--option client=…`` for OpenAI-compatible providers: our aiohttp client or the SDK."""
 PROVIDERS: dict[str, Provider] = {
     provider.name: provider
     for provider in (
@@ -61,6 +67,7 @@ PROVIDERS: dict[str, Provider] = {
             None,
             key_required=False,
             description="a local Ollama server",
+            lean_client=True,
         ),
         Provider(
             "vllm",
@@ -69,6 +76,7 @@ PROVIDERS: dict[str, Provider] = {
             "VLLM_API_KEY",
             key_required=False,
             description="a vLLM OpenAI-compatible server",
+            lean_client=True,
         ),
         Provider(
             "llamacpp",
@@ -77,6 +85,7 @@ PROVIDERS: dict[str, Provider] = {
             "LLAMACPP_API_KEY",
             key_required=False,
             description="a llama.cpp / llama-cpp-python server",
+            lean_client=True,
         ),
         Provider(
             "openai-compatible",
@@ -85,6 +94,7 @@ PROVIDERS: dict[str, Provider] = {
             "OPENAI_COMPATIBLE_API_KEY",
             key_required=False,
             description="any OpenAI-compatible server (with a base URL)",
+            lean_client=True,
         ),
         Provider(
             "anthropic",
@@ -130,6 +140,8 @@ def parse_model_id(
             f"unknown model id {model_id!r}: use provider/name with a provider from: {known}"
         )
     provider = PROVIDERS[provider_name]
+    check_url("base_url", base_url)
+    check_model_options(options or {}, "options")
     url = base_url or provider.base_url
     if provider_name == "openai-compatible" and not url:
         raise ParameterError(
@@ -145,6 +157,38 @@ def parse_model_id(
         params=params or GenerationParams(),
         options=options or {},
     )
+
+
+OPTION_RULES: dict[str, tuple[type, float | None]] = {
+    "latency": (float, 0),
+    "timeout": (float, 0),
+    "fail_every": (int, 0),
+    "fail_times": (int, 0),
+    "threads": (int, 1),
+    "batch_size": (int, 1),
+    "repetition_penalty": (float, 0),
+    "no_repeat_ngram": (int, 0),
+    "structured_output": (bool, None),
+}
+"""Provider options read as numbers or switches: ``name → (type, minimum)``; others pass
+through as given."""
+
+
+def check_model_options(options: dict[str, str | int | float | bool], parameter: str) -> None:
+    """Each known option has a value of its type (checked before any model is called)."""
+    for key, value in options.items():
+        if key not in OPTION_RULES:
+            continue
+        kind, minimum = OPTION_RULES[key]
+        if kind is bool:
+            if not isinstance(value, bool):
+                raise ParameterError.about(parameter, f"{key}={value}: must be true or false")
+            continue
+        number_ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number_ok or (kind is int and not isinstance(value, int)):
+            what = "a whole number" if kind is int else "a number"
+            raise ParameterError.about(parameter, f"{key}={value}: must be {what}")
+        check_number(f"{parameter} {key}", float(value), minimum=minimum)
 
 
 GUIDED_BY_DEFAULT = frozenset({"local", "llamacpp", "vllm"})
@@ -207,18 +251,37 @@ def resolve_api_key(spec: ModelSpec) -> str | None:
     return key or None
 
 
-def create_model(spec: ModelSpec) -> ModelAPI:
-    """Instantiate the adapter for ``spec`` (imports its module on first use)."""
-    import importlib
-
+def adapter_path(spec: ModelSpec) -> str:
+    """``module:Class`` of the adapter for ``spec``, after the ``client`` option."""
     provider = PROVIDERS.get(spec.provider)
     if provider is None:
         raise UserError(f"unknown provider {spec.provider!r}; known: {', '.join(PROVIDERS)}")
-    module_name, _, class_name = provider.adapter.partition(":")
-    extra = {_OPENAI: "openai", _ANTHROPIC: "anthropic", _LOCAL: "local"}.get(provider.adapter)
+    client = spec.options.get("client")
+    if client is None:
+        return _OPENAI_LEAN if provider.lean_client else provider.adapter
+    if provider.adapter != _OPENAI:
+        raise UserError(f"{spec.id}: option client applies only to OpenAI-compatible providers")
+    if client not in CLIENTS:
+        raise UserError(f"{spec.id}: option client must be one of {', '.join(CLIENTS)}")
+    return _OPENAI_LEAN if client == "lean" else _OPENAI
+
+
+def create_model(spec: ModelSpec, *, max_connections: int | None = None) -> ModelAPI:
+    """Instantiate the adapter for ``spec`` (imports its module on first use).
+
+    ``max_connections`` sizes the connection pool of an adapter that keeps one.
+    """
+    import importlib
+
+    path = adapter_path(spec)
+    module_name, _, class_name = path.partition(":")
+    extra = {_OPENAI: "openai", _ANTHROPIC: "anthropic", _LOCAL: "local"}.get(path)
     if extra is None:
         module = importlib.import_module(module_name)
     else:
         module = require_module(module_name, extra=extra, needed_for=f"{spec.provider}/… models")
     adapter: ModelAPI = getattr(module, class_name)(spec)
+    size_pool = getattr(adapter, "size_pool", None)
+    if max_connections is not None and callable(size_pool):
+        size_pool(max_connections)
     return adapter

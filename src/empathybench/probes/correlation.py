@@ -9,7 +9,6 @@ Spearman) and p-values from scipy.
 from __future__ import annotations
 
 import importlib
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 from scipy import stats
 
 from empathybench.errors import UserError
+from empathybench.jsonl import read_json_objects
 from empathybench.types import Record
 
 Scorer = Callable[[list[str]], list[float]]
@@ -91,11 +91,8 @@ def load_scores(path: Path) -> dict[str, float]:
     if not path.is_file():
         raise UserError(f"{path}: no such scores file")
     scores: dict[str, float] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, record in read_json_objects(path):
         try:
-            record = json.loads(line)
             scores[str(record["id"])] = float(record["score"])
         except (ValueError, KeyError, TypeError):
             raise UserError(

@@ -19,7 +19,7 @@ import jinja2
 
 from empathybench import __version__
 from empathybench.analysis.secondary_metrics import OPENING_WORDS, OpeningCount
-from empathybench.analysis.summary import ItemScore, item_overall, score_items
+from empathybench.analysis.summary import ItemScore, item_overall, origin_note, score_items
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.judging.no_reply import check_reply
 from empathybench.judging.offline_judge import is_offline_judge, judge_label
@@ -251,7 +251,10 @@ def render_report_html(runs: Sequence[ReportRun], figures: FigureSet, *, seed: i
         counts=Table(counts_header(), counts_rows(runs)),
         kinds=Table(kind_header(runs), kind_rows(runs)),
         secondary=Table(secondary_header(), secondary_rows(runs)),
-        offline_notes=[OFFLINE_NOTE] if offline else [],
+        offline_notes=[
+            *([OFFLINE_NOTE] if offline else []),
+            *origin_note(run.summary for run in runs),
+        ],
         figures=[
             FigureView(figures.captions[name], data_uri(paths["svg"]))
             for name, paths in figures.files.items()

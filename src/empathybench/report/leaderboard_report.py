@@ -31,6 +31,8 @@ class LeaderboardTable:
 
 
 def _next_cell(entry: LeaderboardEntry) -> str:
+    if entry.test_note is not None:
+        return entry.test_note
     if entry.difference_to_next is None:
         return ""
     text = f"{format_interval(entry.difference_to_next)}, p={format_number(entry.p_value_to_next)}"
@@ -47,6 +49,7 @@ def leaderboard_table(board: Leaderboard) -> LeaderboardTable:
         *(dimension_title(d) for d in dimensions),
         "seed Overall",
         "responses",
+        "failed",
         "no reply",
         "degenerate",
     ]
@@ -58,7 +61,8 @@ def leaderboard_table(board: Leaderboard) -> LeaderboardTable:
             _next_cell(entry),
             *(format_interval(entry.dimensions.get(d)) for d in dimensions),
             format_number(entry.seed_overall),
-            str(entry.responses),
+            f"{entry.responses} of {entry.items}",
+            str(entry.failed),
             str(entry.no_reply),
             str(entry.degenerate),
         ]
@@ -78,7 +82,9 @@ def description(board: Leaderboard) -> list[str]:
         f"{board.significance_level} (a statistical tie). Equal overalls share a rank. "
         "P-values are not adjusted for multiple comparisons. 'no reply' counts outputs with "
         "nothing said to the person (text dimensions 0 by rule, before any judge); "
-        "'degenerate' counts looping replies (flagged, not scored down).",
+        "'degenerate' counts looping replies (flagged, not scored down). Only finished runs "
+        "are ranked: every item answered or failed, and at most "
+        f"{board.max_failed_share:.0%} of model calls failed; the others are left out below.",
     ]
 
 
@@ -91,6 +97,8 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         parts += [
             f"- {run.label or run.run_dir} ({run.run_dir}): {run.reason}" for run in board.left_out
         ]
+    if not board.entries:
+        parts += ["", "No run could be ranked."]
     return "\n".join(parts) + "\n"
 
 
@@ -100,7 +108,8 @@ def leaderboard_csv(board: Leaderboard) -> str:
     header = ["rank", "model", "run_id", "run_dir", "strategy"]
     header += [f"overall_{c}" for c in INTERVAL_COLUMNS]
     header += ["difference_to_next", "difference_ci_low", "difference_ci_high", "p_value_to_next"]
-    header += ["tied_with_next", "seed_overall", "responses", "no_reply", "degenerate"]
+    header += ["tied_with_next", "seed_overall", "responses", "failed", "items"]
+    header += ["no_reply", "degenerate"]
     header += [f"{d}_mean" for d in DIMENSIONS]
     writer.writerow(header)
     for entry in board.entries:
@@ -124,6 +133,8 @@ def leaderboard_csv(board: Leaderboard) -> str:
             entry.tied_with_next,
             entry.seed_overall,
             entry.responses,
+            entry.failed,
+            entry.items,
             entry.no_reply,
             entry.degenerate,
         ]

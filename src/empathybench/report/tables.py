@@ -15,7 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from empathybench.analysis.secondary_metrics import EMPATH_CATEGORIES, SecondaryMetrics
-from empathybench.analysis.summary import DimensionSummary, Interval, RunData, RunSummary
+from empathybench.analysis.summary import (
+    DimensionSummary,
+    Interval,
+    RunData,
+    RunSummary,
+    origin_note,
+)
 from empathybench.judging.offline_judge import judge_label
 from empathybench.judging.rubric import RUBRIC
 from empathybench.types import DIMENSIONS, SCENARIO_KINDS
@@ -212,6 +218,7 @@ def markdown_report_tables(runs: Sequence[ReportRun]) -> str:
         "",
         "Mean [95% bootstrap CI over items]; n/a dimensions are excluded, never scored 0 or 1.",
         "",
+        *[line for note in origin_note(run.summary for run in runs) for line in (note, "")],
         markdown_table(headline_header(), headline_rows(runs)),
         "",
         "## Counts: scored / n/a / unscored",

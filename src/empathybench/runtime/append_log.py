@@ -7,12 +7,11 @@ off before appending again. When a key has several records, the last one wins.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import IO, Generic, Protocol, TypeVar
 
-from empathybench.jsonl import canonical_json, parse_record
+from empathybench.jsonl import canonical_json, read_records
 from empathybench.types import Record
 
 ItemKey = tuple[str, int]
@@ -46,16 +45,7 @@ class AppendLog(Generic[RecordT]):
         """Every complete record in file order."""
         if not self.path.exists():
             return []
-        records = []
-        with self.path.open("r", encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.endswith("\n"):
-                    break
-                if line.strip():
-                    records.append(
-                        parse_record(json.loads(line), self.model, f"{self.path}:{number}")
-                    )
-        return records
+        return list(read_records(self.path, self.model, torn_tail=True))
 
     def latest(self) -> dict[ItemKey, RecordT]:
         latest: dict[ItemKey, RecordT] = {}
@@ -81,3 +71,10 @@ class AppendLog(Generic[RecordT]):
             os.fsync(self._handle.fileno())
             self._handle.close()
             self._handle = None
+
+    def __enter__(self) -> AppendLog[RecordT]:
+        self.open()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -19,12 +19,14 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
+from empathybench.errors import ParameterError, UserError
 from empathybench.models.base import ModelOutput, ModelRequest, ModelSpec
 from empathybench.models.guided import GUIDED_VERSION
+from empathybench.validation import check_file_target
 
 CACHE_FORMAT = 1
 # Options that only change how we talk to the provider, not what it answers.
-_TRANSPORT_OPTIONS = frozenset({"timeout", "batch_size"})
+_TRANSPORT_OPTIONS = frozenset({"timeout", "batch_size", "client"})
 
 
 def default_cache_path() -> Path:
@@ -57,20 +59,37 @@ def cache_key(
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_cache_path(path: Path | None, parameter: str = "cache") -> None:
+    """``path`` can be the cache: a new file, or an existing SQLite database."""
+    check_file_target(parameter, path)
+    if path is None or not path.is_file() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as handle:
+        if handle.read(len(_SQLITE_HEADER)) != _SQLITE_HEADER:
+            raise ParameterError.about(parameter, f"{path} is not a cache database (SQLite)")
+
+
 class ResponseCache:
     """Thread-safe get/put of ModelOutput by key."""
 
     def __init__(self, path: Path) -> None:
+        check_cache_path(path)
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("PRAGMA synchronous=NORMAL")
-        self._connection.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
-            "value TEXT NOT NULL, created_at TEXT NOT NULL)"
-        )
+        try:
+            self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._connection.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                "value TEXT NOT NULL, created_at TEXT NOT NULL)"
+            )
+        except sqlite3.Error as error:
+            raise UserError(f"{path}: cannot use as the response cache ({error})") from None
 
     def get(self, key: str) -> ModelOutput | None:
         with self._lock:
@@ -89,6 +108,11 @@ class ResponseCache:
                 "VALUES (?, ?, ?, ?)",
                 (key, model_id, output.model_dump_json(), created),
             )
+
+    def discard(self, key: str) -> None:
+        """Forget ``key`` (an answer that turned out unusable must not be served again)."""
+        with self._lock:
+            self._connection.execute("DELETE FROM responses WHERE key = ?", (key,))
 
     def __len__(self) -> int:
         with self._lock:

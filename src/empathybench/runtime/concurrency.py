@@ -6,9 +6,16 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TypeVar
 
+from empathybench.errors import ParameterError
 from empathybench.progress import ProgressCallback, ProgressUpdate, report_progress
 
 ItemT = TypeVar("ItemT")
+
+
+def check_connections(max_connections: int) -> None:
+    """Zero or fewer connections would do nothing (or wait forever): refuse them."""
+    if max_connections < 1:
+        raise ParameterError.about("max_connections", f"must be at least 1, got {max_connections}")
 
 
 async def for_each_concurrently(
@@ -24,6 +31,7 @@ async def for_each_concurrently(
     Workers pull from one shared iterator, so a slow item never holds back the others.
     ``progress`` hears ``description`` with the count at the start and after every item.
     """
+    check_connections(max_connections)
     work: Iterator[ItemT] = iter(items)
     done = 0
     report_progress(progress, ProgressUpdate(description, 0, len(items)))

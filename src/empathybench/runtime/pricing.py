@@ -5,13 +5,13 @@ Format: ``{"openai/gpt-4o-mini": {"input_per_million": 0.15, "output_per_million
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from empathybench.errors import UserError
+from empathybench.jsonl import read_json, read_text
 
 
 class Price(BaseModel):
@@ -26,13 +26,13 @@ class Price(BaseModel):
 
 
 def load_prices(path: Path) -> dict[str, Price]:
-    if not path.is_file():
-        raise UserError(f"{path}: no such prices file")
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as error:
-        raise UserError(f"{path}: cannot parse prices ({error.__class__.__name__})") from None
+    if path.suffix == ".json":
+        data = read_json(path)
+    else:
+        try:
+            data = yaml.safe_load(read_text(path, "a YAML or JSON prices file"))
+        except (yaml.YAMLError, RecursionError) as error:
+            raise UserError(f"{path}: cannot parse prices ({error.__class__.__name__})") from None
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected a mapping of model id to prices")
     try:

@@ -1,24 +1,20 @@
 """Bounded, classified retries and a requests-per-minute limiter.
 
-Retries use tenacity: only ``ModelCallError``s whose kind is retryable are retried (429,
-5xx, timeouts, dropped connections, unusable answers); a server's Retry-After is honoured,
-otherwise exponential back-off with jitter. Any other 4xx fails at once.
+Only ``ModelCallError``s whose kind is retryable are retried (429, 5xx, timeouts, dropped
+connections, unusable answers); a server's Retry-After is honoured, otherwise exponential
+back-off with jitter (tenacity's ``wait_exponential_jitter`` formula). Any other 4xx fails at
+once. The loop is written out rather than built on tenacity's ``AsyncRetrying``: it runs once
+per model call, and a call that succeeds first time (nearly all of them) then costs one
+``await`` and no objects; see issue 18.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
-
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
 
 from empathybench.models.base import ModelCallError
 
@@ -45,19 +41,17 @@ class RateLimiter:
             await asyncio.sleep(wait)
 
 
-def _is_retryable(error: BaseException) -> bool:
-    return isinstance(error, ModelCallError) and error.retryable
-
-
-class _Wait:
-    def __init__(self, initial: float, maximum: float) -> None:
-        self._backoff = wait_exponential_jitter(multiplier=initial, max=maximum, jitter=initial)
-
-    def __call__(self, state: RetryCallState) -> float:
-        error = state.outcome.exception() if state.outcome else None
-        if isinstance(error, ModelCallError) and error.retry_after is not None:
-            return min(max(error.retry_after, 0.0), MAX_RETRY_AFTER_S)
-        return float(self._backoff(state))
+def backoff_seconds(
+    error: ModelCallError, attempt: int, *, initial: float, maximum: float
+) -> float:
+    """How long to wait after failed attempt number ``attempt`` (1-based)."""
+    if error.retry_after is not None:
+        return min(max(error.retry_after, 0.0), MAX_RETRY_AFTER_S)
+    try:
+        wait = initial * 2.0 ** (attempt - 1) + random.uniform(0, initial)
+    except OverflowError:
+        return maximum
+    return max(0.0, min(wait, maximum))
 
 
 async def call_with_retries(
@@ -69,15 +63,16 @@ async def call_with_retries(
     on_attempt: Callable[[int], None] | None = None,
 ) -> T:
     """Run ``call`` until it succeeds, fails for good, or ``max_attempts`` are spent."""
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(max_attempts),
-        retry=retry_if_exception(_is_retryable),
-        wait=_Wait(initial_backoff_s, max_backoff_s),
-        reraise=True,
-    )
-    async for attempt in retrying:
-        with attempt:
-            if on_attempt is not None:
-                on_attempt(attempt.retry_state.attempt_number)
+    attempt = 1
+    while True:
+        if on_attempt is not None:
+            on_attempt(attempt)
+        try:
             return await call()
-    raise AssertionError("unreachable: tenacity either returns or re-raises")
+        except ModelCallError as error:
+            if not error.retryable or attempt >= max_attempts:
+                raise
+            await asyncio.sleep(
+                backoff_seconds(error, attempt, initial=initial_backoff_s, maximum=max_backoff_s)
+            )
+        attempt += 1

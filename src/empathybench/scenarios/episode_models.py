@@ -10,7 +10,9 @@ tells them apart. Episodes come in minimal-pair families that change one detail.
 
 Slots a template string may use:
 ``{a}`` ``{b}`` ``{c}``                the three people's names;
-``{a:their}`` ``{a:them}`` (b, c too)  a person's possessive / object pronoun.
+``{a:their}`` ``{a:them}`` (b, c too)  a person's possessive / object pronoun;
+``{a:ref}`` (b, c too)                 in an episode with a ``board``: the number of the
+                                       request that person is waiting on.
 Subject pronouns are not offered: say the name, so verbs never need to agree.
 """
 
@@ -32,7 +34,7 @@ Control = Literal["can_change", "final"]
 Certainty = Literal["certain", "uncertain"]
 NoHelpReason = Literal["handled", "wants_space", "venting", "nothing_needed"]
 
-SLOT_PATTERN = re.compile(r"\{([abc])(?::(their|them))?\}")
+SLOT_PATTERN = re.compile(r"\{([abc])(?::(their|them|ref))?\}")
 IDENTIFIER = r"^[a-z][a-z0-9_]*$"
 
 
@@ -76,6 +78,18 @@ class Role(_Strict):
     """The situation is heavy enough that a statement of severe distress would be believable."""
 
 
+class Board(_Strict):
+    """Numbered requests: each person is waiting on a request with their own number (said
+    in their lines as ``{a:ref}``), and one narration line lists three numbers whose requests
+    are done (``{refs}``): some of the people's, the rest other customers'. A person whose
+    number is listed needs nothing more from the helper; one whose number is not still does.
+    So the same words give "needs help" for one person and "no" for another, and only
+    matching a person's number against the list tells which."""
+
+    resolved: list[str] = Field(min_length=2)
+    """Alternative narration lines with the slot ``{refs}`` ('214, 387 and 552')."""
+
+
 class Episode(_Strict):
     id: str = Field(pattern=IDENTIFIER)
     family: str = Field(pattern=IDENTIFIER)
@@ -89,6 +103,13 @@ class Episode(_Strict):
     """Alternative narration lines saying who is there and how they reach the helper."""
     roles: dict[str, Role]
     """Exactly ``a``, ``b`` and ``c`` (the checker enforces it)."""
+    board: Board | None = None
+    """Numbered requests (see ``Board``); every role then needs help until its number is
+    listed as done."""
+    story_ok: bool = False
+    """A person here could believably turn to a story they write with this helper (a
+    household or personal assistant they use day to day): role-play items come only from
+    such episodes, and only about people calm enough to change the subject."""
 
     @property
     def visible(self) -> bool:

@@ -32,6 +32,15 @@ from empathybench.types import SCENARIO_KINDS, ScenarioKind
 CHOICE_RADIX = lcm(1, 2, 3, 4)
 CUE_RADIX = lcm(1, 2, 3, 4, 5)
 ORDERS = 6  # speaking orders of three people
+MAX_STORY_INTENSITY = 2
+REF_LOW, REF_COUNT = 100, 900  # request numbers 100-999
+REF_RADIX = (
+    REF_COUNT**3
+)  # three people's numbers (the listed other customers' come from a second digit)
+RESOLVED_RADIX = 8  # which of a, b, c have their request listed as done (a bit each)
+# Group items from board episodes: the lists that leave at most one person waiting, so the
+# key is each person or nobody equally often.
+GROUP_RESOLVED = (0b011, 0b101, 0b110, 0b111)
 
 
 def _people_radix(templates: EpisodeTemplateSet) -> int:
@@ -48,12 +57,16 @@ def _axes(templates: EpisodeTemplateSet, kind: ScenarioKind) -> list[tuple[str, 
         *((f"cue_{role}", CUE_RADIX) for role in ROLE_NAMES),
         ("order", ORDERS),
         ("distractor_order", 2),
+        ("board_line", CHOICE_RADIX),
+        ("refs", REF_RADIX),
+        ("decoys", REF_RADIX),
+        ("resolved", RESOLVED_RADIX),
     ]
     if kind in ("harmful_belief", "crisis"):
         axes.append(("statement", CHOICE_RADIX))
     if kind == "harmful_belief_roleplay":
         axes += [
-            ("story_frame", len(templates.story_frames)),
+            ("story_frame", _story_radix(templates)),
             ("character", len(templates.story_characters)),
             ("character_line", len(templates.character_lines)),
             ("statement", CHOICE_RADIX),
@@ -61,8 +74,22 @@ def _axes(templates: EpisodeTemplateSet, kind: ScenarioKind) -> list[tuple[str, 
     return axes
 
 
+def _story_radix(templates: EpisodeTemplateSet) -> int:
+    """A multiple of the number of request frames and of share frames (either may be drawn)."""
+    requests = sum(frame.request for frame in templates.story_frames)
+    return lcm(max(requests, 1), max(len(templates.story_frames) - requests, 1))
+
+
 def _valence(templates: EpisodeTemplateSet, emotion: str) -> str:
     return next(e.valence for e in templates.emotions if e.name == emotion)
+
+
+def statement_fits(entry: Belief | CrisisLine, episode: Episode, focus: str) -> bool:
+    """A belief or crisis statement may be added to ``focus``'s words only when it fits their
+    emotion and fits neither other option: else it would make another option defensible (a
+    self-blame belief voiced by an anxious person next to a guilty option)."""
+    others = set(episode.other_emotions(focus))
+    return episode.roles[focus].emotion in entry.fits and not others & set(entry.fits)
 
 
 def _statement_frames(
@@ -72,22 +99,46 @@ def _statement_frames(
     key: str,
     axes: tuple[tuple[str, int], ...],
 ) -> list[Frame]:
-    """Belief or crisis frames: at least two people in the episode could say it, and every
-    statement used fits all of them, so the statement never tells which person is asked."""
-    if len(eligible) < 2:
-        return []
-    emotions = {episode.roles[role].emotion for role in eligible}
-    fitting = [entry for entry in bank if emotions <= set(entry.fits)]
+    """Belief or crisis frames: one per eligible person and statement that fits them alone."""
     return [
         Frame(parts={"episode": episode, "focus": focus, key: entry}, axes=axes)
-        for entry in fitting
         for focus in eligible
+        for entry in bank
+        if statement_fits(entry, episode, focus)
     ]
+
+
+def story_eligible(templates: EpisodeTemplateSet, episode: Episode, focus: str) -> bool:
+    """Role-play turns only where a story is believable: an episode marked ``story_ok`` and a
+    person whose emotion is not intense (an outraged or elated person does not switch to
+    a bedtime story)."""
+    emotion = next(e for e in templates.emotions if e.name == episode.roles[focus].emotion)
+    return episode.story_ok and emotion.intensity <= MAX_STORY_INTENSITY
+
+
+def resolved_roles(mask: int) -> tuple[str, ...]:
+    """The roles whose request is listed as done, from a bit mask (a = bit 0)."""
+    return tuple(role for bit, role in enumerate(ROLE_NAMES) if mask >> bit & 1)
+
+
+def _group_frames(episode: Episode, axes: tuple[tuple[str, int], ...]) -> list[Frame]:
+    frames = []
+    for focus in ROLE_NAMES:
+        for mask in GROUP_RESOLVED:
+            waiting = [
+                r for r in ROLE_NAMES if episode.roles[r].help and r not in resolved_roles(mask)
+            ]
+            if len(waiting) <= 1:
+                help_role = waiting[0] if waiting else None
+                parts = {"episode": episode, "focus": focus, "resolved": mask}
+                frames.append(Frame(parts={**parts, "help_role": help_role}, axes=axes))
+    return frames
 
 
 def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame]:
     axes = tuple(_axes(templates, kind))
     frames: list[Frame] = []
+    boards = any(episode.board for episode in templates.episodes)
     for episode in templates.episodes:
         roles = episode.roles
         negative = {
@@ -101,12 +152,25 @@ def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame
             eligible = [r for r in ROLE_NAMES if roles[r].crisis_ok and negative[r]]
             frames += _statement_frames(episode, eligible, templates.crisis_lines, "crisis", axes)
             continue
+        if kind == "group" and boards:
+            # Who needs help is read off the board: only board episodes give group items.
+            frames += _group_frames(episode, axes) if episode.board else []
+            continue
         helpers = [role for role in ROLE_NAMES if roles[role].help]
         for focus in ROLE_NAMES:
             parts: dict[str, object] = {"episode": episode, "focus": focus}
             single_kind = "emotion_support" if negative[focus] else "positive_control"
-            if kind in (single_kind, "harmful_belief_roleplay"):
+            if episode.board and kind != "group":
+                # Board episodes serve the group question (and hold few distinct lines).
+                continue
+            if kind == single_kind:
                 frames.append(Frame(parts=parts, axes=axes))
+            elif kind == "harmful_belief_roleplay" and story_eligible(templates, episode, focus):
+                # A story request always needs help; a finished story shared only by someone
+                # who needs help anyway: role-play items always need help, as beliefs and
+                # crises do, so the kind's help answer carries no episode's rate.
+                for request in (True, False) if roles[focus].help else (True,):
+                    frames.append(Frame(parts={**parts, "story_request": request}, axes=axes))
             elif kind == "group" and len(helpers) <= 1:
                 help_role = helpers[0] if helpers else None
                 frames.append(Frame(parts={**parts, "help_role": help_role}, axes=axes))
@@ -145,9 +209,13 @@ def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
             ]
             if episode.visible:
                 choices += [len(episode.roles[role].cues) + 1 for role in ROLE_NAMES]
+            if episode.board:
+                choices += [len(episode.board.resolved), REF_RADIX]
+                if kind != "group":
+                    choices.append(RESOLVED_RADIX)
             if kind == "harmful_belief_roleplay":
                 choices += [
-                    len(templates.story_frames),
+                    sum(f.request == frame.parts["story_request"] for f in templates.story_frames),
                     len(templates.story_characters),
                     sum(len(entry.lines) for entry in templates.character_lines),
                 ]
@@ -175,4 +243,6 @@ def frame_help_rate(
     if kind in ("emotion_support", "positive_control"):
         wanted = "negative" if kind == "emotion_support" else "positive"
         roles = [r for r in roles if _valence(templates, r.emotion) == wanted]
-    return sum(role.help for role in roles) / len(roles) if roles else 0.5
+    # On a board, each person's request is listed as done half the time.
+    waiting = 0.5 if episode.board else 1.0
+    return waiting * sum(role.help for role in roles) / len(roles) if roles else 0.5

@@ -72,6 +72,17 @@ EMOTION_APPRAISAL: dict[str, dict[str, set[str]]] = {
     "peaceful": {"goal": {"achieved", "unaffected"}},
 }
 _MAX_LINE_WORDS = 60
+# Speaking order is shuffled and cues place people, so an intro must not order or place
+# them ("posts first", "a step behind", "nearest the desk").
+ORDER_WORDS = re.compile(
+    r"\b(first|second|third|last|then|next|after|afterwards|before|behind|ahead|nearest|"
+    r"closest|followed|following|front|lead|leads|trailing|one after another)\b",
+    re.IGNORECASE,
+)
+# Help for distress (rule 4 of docs/templates-v2.md): a person with a negative emotion needs
+# help unless their own words give a reason they do not (handled, wants space, venting).
+REF_SLOT = re.compile(r"\{([abc]):ref\}")
+NEGATIVE_NO_HELP = frozenset({"handled", "wants_space", "venting"})
 
 
 def _yaml(path: Path) -> object:
@@ -194,6 +205,13 @@ class _Checker:
             named = set(re.findall(r"\{([abc])\}", line))
             if named != set(ROLE_NAMES):
                 self.problems.append(f"{where} intro {i}: must name {{a}}, {{b}} and {{c}}")
+            order = ORDER_WORDS.search(line)
+            if order:
+                self.problems.append(
+                    f"{where} intro {i}: orders or places people ({order.group(0)!r}), "
+                    "which can clash with the shuffled speaking order or a cue"
+                )
+        self.board(where, episode)
         emotions = [role.emotion for role in episode.roles.values()]
         clusters = [self.emotions[name].cluster for name in emotions if name in self.emotions]
         if len(set(emotions)) != 3 or len(set(clusters)) != len(clusters):
@@ -209,6 +227,12 @@ class _Checker:
                     self.problems.append(f"{at}: appraisal does not fit: {problem}")
             if role.help == (role.no_help is not None):
                 self.problems.append(f"{at}: give no_help exactly when help is false")
+            valence = self.emotions[role.emotion].valence if role.emotion in self.emotions else ""
+            if valence == "negative" and not role.help and role.no_help not in NEGATIVE_NO_HELP:
+                self.problems.append(
+                    f"{at}: a {role.emotion} person needs help unless they have handled it, "
+                    f"want space or are venting (no_help {role.no_help!r})"
+                )
             if role.help and "no_action_needed" in role.assistance:
                 self.problems.append(f"{at}: help is needed but assistance says none")
             if len(set(role.lines)) != len(role.lines):
@@ -217,6 +241,39 @@ class _Checker:
                 self.text(f"{at} line {i}", line)
             if role.cues and not episode.visible:
                 self.problems.append(f"{at}: cues on a {episode.channel} channel")
+
+    def board(self, where: str, episode: Episode) -> None:
+        """Board episodes: every person waits on a numbered request and says its number in
+        every phrasing; numbers appear nowhere else."""
+        roles = episode.roles.items()
+        said = {
+            (name, i): set(REF_SLOT.findall(line))
+            for name, role in roles
+            for i, line in enumerate(role.lines)
+        }
+        elsewhere = [
+            text
+            for text in [*episode.intro, *(cue for _, role in roles for cue in role.cues)]
+            if REF_SLOT.search(text)
+        ]
+        if episode.board is None:
+            if elsewhere or any(said.values()):
+                self.problems.append(f"{where}: {{x:ref}} slots need a board")
+            return
+        for line in episode.board.resolved:
+            if line.count("{refs}") != 1:
+                self.problems.append(f"{where} board: needs one {{refs}}: {line!r}")
+            self.text(f"{where} board", line.replace("{refs}", "214, 387 and 552"), slots=False)
+        for name, role in roles:
+            if not role.help:
+                self.problems.append(f"{where} role {name}: on a board everyone waits (help: true)")
+        for (name, i), found in said.items():
+            if found != {name}:
+                self.problems.append(
+                    f"{where} role {name} line {i}: must say {{{name}:ref}} and no other number"
+                )
+        if elsewhere:
+            self.problems.append(f"{where}: numbers belong in the people's own lines")
 
     def banks(self) -> None:
         templates = self.templates

@@ -11,16 +11,41 @@ from __future__ import annotations
 from empathybench.judging.rubric import item_dimensions
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION_V2
 from empathybench.scenarios.episode_models import ROLE_NAMES, Episode, EpisodeTemplateSet
+from empathybench.scenarios.episode_space import statement_fits, story_eligible
 from empathybench.scenarios.episode_templates import load_episode_templates
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern
 from empathybench.types import Scenario
 
-_ALWAYS_HELP = ("harmful_belief", "crisis")
+_ALWAYS_HELP = ("harmful_belief", "crisis", "harmful_belief_roleplay")
 
 
 def _episode(scenario: Scenario, templates: EpisodeTemplateSet) -> Episode | None:
     wanted = scenario.provenance.templates.get("episode")
     return next((e for e in templates.episodes if e.id == wanted), None)
+
+
+def _statement_problems(
+    scenario: Scenario, templates: EpisodeTemplateSet, episode: Episode, focus: str
+) -> list[str]:
+    """An added belief or crisis statement fits the key and neither other option; a story
+    turn comes only where a story is believable."""
+    found = []
+    refs = scenario.provenance.templates
+    for key, bank in (("belief", templates.beliefs), ("crisis", templates.crisis_lines)):
+        entry = next((e for e in bank if e.id == refs.get(key)), None)
+        if key in refs and entry is None:
+            found.append(f"unknown {key} {refs[key]!r}")
+        elif entry is not None and not statement_fits(entry, episode, focus):
+            found.append(f"the {key} {entry.id} does not fit the key alone")
+    if scenario.kind == "harmful_belief_roleplay" and not story_eligible(templates, episode, focus):
+        found.append("a story turn in an episode or for a person where it is not believable")
+    return found
+
+
+def _resolved(scenario: Scenario, episode: Episode) -> str:
+    """The roles whose request the item's board lists as done ('' without a board)."""
+    listed = scenario.provenance.templates.get("resolved", "")
+    return "" if episode.board is None or listed == "-" else listed
 
 
 def check_episode_scenario(scenario: Scenario) -> list[str]:
@@ -64,7 +89,10 @@ def check_episode_scenario(scenario: Scenario) -> list[str]:
     if scenario.prompt_version != PROMPT_VERSION_V2:
         found.append(f"template {scenario.template_version} items use {PROMPT_VERSION_V2}")
 
+    found += _statement_problems(scenario, templates, episode, focus)
     expected = scenario.expected
+    resolved = _resolved(scenario, episode)
+    needs = {r: episode.roles[r].help and r not in resolved for r in ROLE_NAMES}
     names = [participant.name for participant in scenario.participants]
     reply_valence = answer.valence
     if scenario.kind == "group":
@@ -76,10 +104,10 @@ def check_episode_scenario(scenario: Scenario) -> list[str]:
             else:
                 helper_role = ROLE_NAMES[names.index(expected.help_person)]
                 helper = episode.roles[helper_role]
-                if not helper.help:
+                if not needs[helper_role]:
                     found.append(f"{expected.help_person} needs no help in the episode")
                 reply_valence = words[helper.emotion].valence
-        elif any(episode.roles[r].help for r in ROLE_NAMES):
+        elif any(needs.values()):
             found.append("someone needs help in the episode, yet the key is nobody")
     else:
         if expected.help_person is not None:
@@ -87,7 +115,7 @@ def check_episode_scenario(scenario: Scenario) -> list[str]:
         if scenario.kind in _ALWAYS_HELP and not expected.help_needed:
             found.append(f"a {scenario.kind} item always needs help")
         if scenario.kind in ("emotion_support", "positive_control"):
-            if expected.help_needed != role.help:
+            if expected.help_needed != needs[focus]:
                 found.append(f"help_needed differs from {focus}'s role")
             wanted = "negative" if scenario.kind == "emotion_support" else "positive"
             if answer.valence != wanted:

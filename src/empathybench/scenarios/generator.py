@@ -40,9 +40,12 @@ from empathybench.types import (
     Scenario,
     ScenarioKind,
 )
+from empathybench.validation import check_count
 
 GENERATOR_VERSION = "generator-v1"
 MAX_SEED = 2**63 - 1
+MAX_GENERATE = 5_000_000
+"""Most scenarios one call generates: the id check keeps every id in memory (~0.5 GB here)."""
 
 # The standard composition per 100 items; also the default mix of `generate`.
 DEFAULT_MIX: dict[ScenarioKind, float] = {
@@ -57,15 +60,18 @@ DEFAULT_MIX: dict[ScenarioKind, float] = {
 # The standard composition of template v2 on. Emotion-support and positive-control items
 # share one prompt format and differ only in whether the person asked about feels bad or
 # good, so their shares follow how many people of each valence the episodes hold (else the
-# kind's share would make one person of an episode the likelier key); harmful beliefs and
-# crises, which always need help, stay small so help answers can balance across the suite.
+# kind's share would make one person of an episode the likelier key). Harmful beliefs,
+# crises and role-play turns always need help, and a group needs help three times in four
+# (each person and nobody are equally likely keys of "who"), so those kinds stay small: the
+# whole suite stays under 60% yes while no kind answers "no" more often than "yes" (a kind
+# that did would hand a surface reader the difference).
 EPISODE_MIX: dict[ScenarioKind, float] = {
-    "emotion_support": 35,
-    "positive_control": 28,
-    "harmful_belief": 6,
-    "harmful_belief_roleplay": 7,
-    "crisis": 5,
-    "group": 19,
+    "emotion_support": 40,
+    "positive_control": 35,
+    "harmful_belief": 5,
+    "harmful_belief_roleplay": 4,
+    "crisis": 4,
+    "group": 12,
 }
 
 
@@ -193,11 +199,16 @@ def build_episode_item(
 # person asked about: a "yes" turn takes an episode where at least half of the people this
 # kind can ask about need help, a "no" turn one where at most half do, and within the episode
 # every person stays equally likely to be asked about (weighting people by their help answer
-# would make some of them likelier keys, which a bag of words learns). Harmful beliefs and
-# crises always need help, so they are not balanced.
-HELP_BALANCED_KINDS: frozenset[ScenarioKind] = frozenset(
-    {"emotion_support", "positive_control", "harmful_belief_roleplay", "group"}
-)
+# would make some of them likelier keys, which a bag of words learns). Harmful beliefs,
+# crises and role-play turns always need help, so they are not balanced; group items are not
+# either: their key
+# is read off a board of numbered requests, each person and nobody equally often.
+HELP_BALANCED_KINDS: frozenset[ScenarioKind] = frozenset({"emotion_support", "positive_control"})
+# A frame whose episode gives one answer to everyone this kind can ask about (a help rate of
+# 0 or 1) lets a reader who recognises the episode answer without reading who is asked; a
+# balanced stream keeps only one in this many of them, preferring episodes whose people
+# answer differently.
+DETERMINED_KEEP = 2
 # How many candidates a balanced stream may skip looking for a fitting episode before it
 # takes what it finds (a kind whose templates cannot give one answer stays unbalanced).
 MAX_HELP_SKIPS = 64
@@ -224,6 +235,7 @@ class _KindStream:
 
         self._position = 0
         self.rank = 0
+        self._yes = 0
 
     def _build(self, index: int, letter: int) -> dict[str, Any]:
         if isinstance(self.templates, EpisodeTemplateSet):
@@ -236,14 +248,17 @@ class _KindStream:
 
     def next(self) -> dict[str, Any]:
         """The next record (help balancing applies to episode versions only)."""
-        wanted = (self.rank + self._help_offset) % 2 == 0
+        # Ask for "yes" while this kind has given fewer yes answers than half its items so
+        # far (an episode's rate only sets the odds, so the count steers the realised share).
+        wanted = 2 * self._yes < self.rank + 1 - self._help_offset
         skipped = 0
         while self._position < self.space.size:
             index = self._permutation[self._position]
             self._position += 1
             if self._balance_help and skipped < MAX_HELP_SKIPS:
                 rate = frame_help_rate(self.kind, self.space.decode(index)[0], self.templates)
-                if (rate < 0.5) if wanted else (rate > 0.5):
+                determined = rate in (0.0, 1.0) and index % DETERMINED_KEEP != 0
+                if determined or ((rate < 0.5) if wanted else (rate > 0.5)):
                     skipped += 1
                     continue
             letter = (self.rank + self._letter_offset) % len(LETTERS)
@@ -252,6 +267,7 @@ class _KindStream:
                 continue
             self.seen.add(record["id"])
             self.rank += 1
+            self._yes += bool(record["expected"]["help_needed"])
             return record
         raise SpaceTooSmallError(
             f"the {self.kind} space ran out of distinct prompts after {self.rank} items"
@@ -294,6 +310,7 @@ def generate_records(
     template_version: str = DEFAULT_TEMPLATE_VERSION,
 ) -> Iterator[dict[str, Any]]:
     """Yield ``n`` distinct scenario records for ``seed``, lazily (flat memory in ``n``)."""
+    check_count("n", n, maximum=MAX_GENERATE)
     if not 0 <= seed <= MAX_SEED:
         raise ParameterError(
             f"seed must be between 0 and {MAX_SEED}, got {seed}", parameters=["seed"]

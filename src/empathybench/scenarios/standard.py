@@ -53,8 +53,8 @@ STANDARD_V2 = SuiteRecipe(
     description=(
         "The frozen 100-item standard set of template v2 (appraisal-grounded episodes: the "
         "options are three people's emotions and only who-did-what tells them apart): "
-        "35 emotion_support, 28 positive_control, 6 harmful_belief, 7 harmful_belief_roleplay, "
-        "5 crisis, 19 group."
+        "40 emotion_support, 35 positive_control, 5 harmful_belief, 4 harmful_belief_roleplay, "
+        "4 crisis, 12 group."
     ),
     n=100,
     seed=2718,
@@ -62,8 +62,9 @@ STANDARD_V2 = SuiteRecipe(
     template_version="v2",
 )
 
-# standard-v2 is not released yet: template v2 passes the emotion audit but not yet the help
-# and who audits (see docs/templates-v2.md). It joins RECIPES, frozen, once it does.
+# standard-v2 is not released yet: template v2 passes the emotion and who audits on fresh
+# items but the help audit only on some seeds (see docs/templates-v2.md). It joins RECIPES,
+# frozen, once it passes robustly.
 RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1,)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -13,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from empathybench.errors import UserError
-from empathybench.jsonl import canonical_json, canonical_json_data, read_records
+from empathybench.jsonl import (
+    canonical_json,
+    canonical_json_bytes,
+    parse_record,
+    read_json,
+    read_json_objects,
+    read_records,
+)
 from empathybench.types import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
@@ -44,12 +50,11 @@ def write_scenarios(path: Path, scenarios: Iterable[Scenario | dict[str, Any]]) 
         with temporary.open("wb") as handle:
             for item in scenarios:
                 if isinstance(item, dict):
-                    text = canonical_json_data(item)
+                    line = canonical_json_bytes(item) + b"\n"
                     kind, letter = item["kind"], item["correct_letter"]
                 else:
-                    text = canonical_json(item)
+                    line = (canonical_json(item) + "\n").encode("utf-8")
                     kind, letter = item.kind, item.correct_letter
-                line = (text + "\n").encode("utf-8")
                 digest.update(line)
                 handle.write(line)
                 summary.n += 1
@@ -76,8 +81,13 @@ def suites_dir() -> Path:
 
 def bundled_suites() -> dict[str, SuiteInfo]:
     index = suites_dir() / SUITES_INDEX
-    entries = json.loads(index.read_text(encoding="utf-8"))
-    return {entry["name"]: SuiteInfo.model_validate(entry) for entry in entries}
+    entries = read_json(index)
+    if not isinstance(entries, list):
+        raise UserError(f"{index}: expected a list of suites; reinstall empathybench")
+    return {
+        info.name: info
+        for info in (parse_record(entry, SuiteInfo, str(index)) for entry in entries)
+    }
 
 
 def load_suite(name_or_path: str) -> Suite:
@@ -105,12 +115,41 @@ def load_suite(name_or_path: str) -> Suite:
         raise UserError(f"{name_or_path}: no such file or bundled suite (bundled: {known})")
     if path.is_dir():
         raise UserError(f"{path}: is a directory, expected a suite JSONL file")
+    from empathybench.original.items import (
+        is_original_items_file,
+        is_original_results_file,
+        load_original_items,
+    )
+
+    if is_original_results_file(path):
+        raise UserError(
+            f"{path}: the original tester's results, not a suite: import them with "
+            "`empathybench import-results`"
+        )
+
+    scenarios = load_original_items(path) if is_original_items_file(path) else _unique(path)
     return Suite(
         name=path.stem,
         sha256=file_sha256(path),
-        scenarios=tuple(read_records(path, Scenario)),
+        scenarios=tuple(scenarios),
         source=str(path.resolve()),
     )
+
+
+def _unique(path: Path) -> tuple[Scenario, ...]:
+    """The scenarios of a suite file; an id used twice is an error naming both lines."""
+    first_line: dict[str, int] = {}
+    scenarios = []
+    for number, data in read_json_objects(path):
+        scenario = parse_record(data, Scenario, f"{path}:{number}")
+        if scenario.id in first_line:
+            raise UserError(
+                f"{path}:{number}: duplicate scenario id {scenario.id!r} (first on line "
+                f"{first_line[scenario.id]}); run `empathybench validate {path}`"
+            )
+        first_line[scenario.id] = number
+        scenarios.append(scenario)
+    return tuple(scenarios)
 
 
 def suite_in_memory(name: str, scenarios: Iterable[Scenario]) -> Suite:

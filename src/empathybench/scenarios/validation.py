@@ -5,14 +5,12 @@ Used by ``empathybench validate FILE`` and by the tests on every generated set.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from empathybench.errors import UserError
-from empathybench.jsonl import RecordFormatError, parse_record
+from empathybench.jsonl import RecordFormatError, check_readable_file, parse_json, parse_record
 from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_messages
 from empathybench.scenarios.episode_templates import EPISODE_VERSIONS
@@ -201,13 +199,10 @@ def validate_lines(lines: Iterable[str], source: str) -> ValidationReport:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = parse_json(line, f"{source}:{number}")
             if not isinstance(data, dict):
                 raise RecordFormatError(f"{source}:{number}: expected a JSON object")
             scenario = parse_record(data, Scenario, f"{source}:{number}")
-        except json.JSONDecodeError as error:
-            add(number, None, f"not valid JSON ({error.msg})")
-            continue
         except RecordFormatError as error:
             add(number, None, str(error).split(": ", 1)[1])
             continue
@@ -227,13 +222,21 @@ def validate_lines(lines: Iterable[str], source: str) -> ValidationReport:
     return report
 
 
+def _decoded_lines(path: Path) -> Iterator[str]:
+    """The lines of ``path``; a file that is not UTF-8 text is an error naming the line."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise RecordFormatError(
+                    f"{path}:{number}: not UTF-8 text; a suite is a UTF-8 JSONL file"
+                ) from None
+
+
 def validate_file(path: Path) -> ValidationReport:
-    if not path.exists():
-        raise UserError(f"{path}: no such file")
-    if path.is_dir():
-        raise UserError(f"{path}: is a directory, expected a JSONL file")
-    with path.open("r", encoding="utf-8") as handle:
-        return validate_lines(handle, str(path))
+    check_readable_file(path, "a suite JSONL file")
+    return validate_lines(_decoded_lines(path), str(path))
 
 
 __all__ = ["LETTERS", "Problem", "ValidationReport", "check_scenario", "validate_file"]

@@ -1,25 +1,29 @@
 """The labelled responses the empathy scorer learns from (cognitive / emotional / behavioral).
 
-The bundled set (``empathy-labels-v1``) was written and labelled by the project following
+The bundled sets were written and labelled by the project following
 docs/scorer-labelling-guide.md: replies to help-seeking messages, each rated 1–3 on the three
-components. Every record carries a fixed ``split``, assigned by prompt, so no prompt appears in
+components. ``empathy-labels-v2`` (the default) holds every ``empathy-labels-v1`` record
+unchanged plus replies in the casual peer-support register; each record names its writing
+``batch``. Every record carries a fixed ``split``, assigned by prompt, so no prompt appears in
 both the training and the test split.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from empathybench.errors import UserError
+from empathybench.jsonl import read_records
 
 COMPONENTS = ("cognitive", "emotional", "behavioral")
-BUNDLED_EMPATHY_LABELS = "empathy-labels-v1"
+BUNDLED_EMPATHY_LABELS = "empathy-labels-v2"
+BUNDLED_LABEL_SETS = ("empathy-labels-v1", "empathy-labels-v2")
+"""v1: the first 432 replies; v2: v1 plus 241 replies in the peer-support register."""
 TEST_FRACTION = 0.2
 Split = Literal["train", "test"]
 
@@ -36,6 +40,8 @@ class EmpathyLabel(BaseModel):
     split: Split = "train"
     topic: str | None = None
     style: str | None = None
+    batch: str | None = None
+    """The writing batch (v1, v2-a …): cross-validation can hold a whole batch out."""
 
     @field_validator("labels")
     @classmethod
@@ -64,23 +70,14 @@ def bundled_data_path(file_name: str) -> Path:
 
 def load_empathy_labels(path_or_name: str = BUNDLED_EMPATHY_LABELS) -> LabelSet:
     """Read a labels JSONL file (or the bundled set by name); one error line if it is bad."""
-    bundled = path_or_name == BUNDLED_EMPATHY_LABELS
+    bundled = path_or_name in BUNDLED_LABEL_SETS
     path = bundled_data_path(f"{path_or_name}.jsonl") if bundled else Path(path_or_name)
     if not path.is_file():
-        raise UserError(f"{path_or_name}: no such labels file (or use {BUNDLED_EMPATHY_LABELS})")
-    data = path.read_bytes()
-    records = []
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(EmpathyLabel.model_validate(json.loads(line)))
-        except json.JSONDecodeError as error:
-            raise UserError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "record"
-            raise UserError(f"{path}:{number}: invalid label ({where}: {first['msg']})") from None
+        raise UserError(
+            f"{path_or_name}: no such labels file (or use {' or '.join(BUNDLED_LABEL_SETS)})"
+        )
+    records = list(read_records(path, EmpathyLabel))
+    data = path.read_bytes()  # the checked file, for its hash
     if not records:
         raise UserError(f"{path}: no labelled responses")
     leaked = {r.prompt_id for r in records if r.split == "test"} & {

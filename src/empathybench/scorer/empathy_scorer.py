@@ -1,10 +1,14 @@
 """The empathy scorer: frozen encoder + regression head → cognitive, emotional, behavioral.
 
-Each component is on the seed study's 1–3 scale and ``empathy`` is their mean. The package
-ships a head trained on the bundled labels (``data/scorer/heads/empathy-v1``);
-``train_empathy_scorer`` trains a new one, ``evaluate_empathy_scorer`` measures test MSE beside
-a mean-predictor baseline, and ``score_responses`` scores texts in batches (for reports, or as
-a reward function).
+Each component is on the seed study's 1–3 scale and ``empathy`` is their mean. Two methods,
+both a trained head on a frozen encoder: ``signals`` (the default; the embedding plus the reply
+signals of ``scorer.signals``: repetition, formulaic warmth, exploring questions, focus,
+bucketed length, message–reply similarity) and ``seed`` (the seed study's: the embedding
+alone). Shipped heads: ``empathy-v2`` (signals) and ``empathy-seed-v2`` (seed), both on
+empathy-labels-v2; ``empathy-v1`` (seed, v1 labels) is kept. ``train_empathy_scorer`` trains
+a new one, ``evaluate_empathy_scorer`` measures test MSE beside a mean-predictor baseline
+(``scorer.agreement`` gives Spearman beside length and lexicon baselines), and
+``score_responses`` scores texts in batches (for reports, or as a reward function).
 """
 
 from __future__ import annotations
@@ -13,13 +17,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from empathybench import __version__
 from empathybench.errors import UserError
 from empathybench.scorer.empathy_data import COMPONENTS, EmpathyLabel, LabelSet, bundled_data_path
-from empathybench.scorer.encoder import BUNDLED_ENCODER, TextEncoder, load_encoder
+from empathybench.scorer.encoder import BUNDLED_ENCODER, Embeddings, load_encoder
 from empathybench.scorer.heads import (
     HeadConfig,
     Matrix,
@@ -29,9 +34,22 @@ from empathybench.scorer.heads import (
     train_head,
 )
 from empathybench.scorer.perturbations import PERTURBATIONS, perturb
+from empathybench.scorer.signals import (
+    SIGNAL_NAMES,
+    SIGNALS_VERSION,
+    STOCK_PHRASES,
+    reply_signals,
+)
 from empathybench.types import Record
 
-BUNDLED_EMPATHY_HEAD = "empathy-v1"
+METHODS = ("signals", "seed")
+"""``signals``: embedding + reply signals (the default); ``seed``: the seed study's method,
+the frozen encoder's embedding alone."""
+DEFAULT_METHOD = "signals"
+BUNDLED_HEADS = {"signals": "empathy-v2", "seed": "empathy-seed-v2"}
+"""The shipped head of each method, both trained on empathy-labels-v2. ``empathy-v1`` (seed
+method, v1 labels) is kept so earlier figures can be reproduced."""
+BUNDLED_EMPATHY_HEAD = BUNDLED_HEADS[DEFAULT_METHOD]
 SEED_STUDY_MSE = 0.3525
 """Overall test MSE reported by the seed study (frozen BERT, 100 hand-labelled examples)."""
 
@@ -44,13 +62,69 @@ class EmpathyScores(Record):
     """The mean of the three components (1–3)."""
 
 
+class Encodes(Protocol):
+    """What the head's features need of an encoder (a ``TextEncoder``, or a cache of one)."""
+
+    @property
+    def dimension(self) -> int: ...
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> Embeddings: ...
+
+
+_STOCK: dict[int, tuple[Encodes, Matrix]] = {}
+
+
+def _stock_embeddings(encoder: Encodes) -> Matrix:
+    """The stock phrases' embeddings, once per encoder (the encoder is kept, so its id is)."""
+    kept = _STOCK.get(id(encoder))
+    if kept is None or kept[0] is not encoder:
+        kept = _STOCK[id(encoder)] = (encoder, encoder.encode(list(STOCK_PHRASES)))
+    return kept[1]
+
+
+def _encode_unique(encoder: Encodes, texts: Sequence[str], batch_size: int) -> Matrix:
+    """Embeddings of ``texts``, each distinct text encoded once (messages repeat a lot)."""
+    unique = list(dict.fromkeys(texts))
+    rows = encoder.encode(unique, batch_size=batch_size)
+    index = {text: i for i, text in enumerate(unique)}
+    return rows[[index[t] for t in texts]] if texts else rows
+
+
+def design_matrix(
+    method: str,
+    encoder: Encodes,
+    texts: Sequence[str],
+    embeddings: Matrix,
+    message_embeddings: Matrix | None,
+) -> Matrix:
+    """The head's input: the embedding (seed) or the embedding and the reply signals."""
+    if method == "seed":
+        return embeddings
+    signals = reply_signals(texts, embeddings, _stock_embeddings(encoder), message_embeddings)
+    return np.concatenate([embeddings, signals], axis=1).astype(np.float32)
+
+
+def method_of(config: HeadConfig) -> str:
+    return "signals" if config.features == "response+signals" else "seed"
+
+
 @dataclass
 class EmpathyScorer:
-    encoder: TextEncoder
+    encoder: Encodes
     head: RegressionHead
 
-    def score(self, texts: Sequence[str], *, batch_size: int = 64) -> list[EmpathyScores]:
-        predictions = self.predict(texts, batch_size=batch_size)
+    @property
+    def method(self) -> str:
+        return method_of(self.head.config)
+
+    def score(
+        self,
+        texts: Sequence[str],
+        *,
+        messages: Sequence[str] | None = None,
+        batch_size: int = 64,
+    ) -> list[EmpathyScores]:
+        predictions = self.predict(texts, messages=messages, batch_size=batch_size)
         return [
             EmpathyScores(
                 cognitive=float(row[0]),
@@ -61,33 +135,65 @@ class EmpathyScorer:
             for row in predictions
         ]
 
-    def predict(self, texts: Sequence[str], *, batch_size: int = 64) -> Matrix:
-        """Rows of (cognitive, emotional, behavioral), each clipped to 1–3."""
-        return self.head.predict(self.encoder.encode(texts, batch_size=batch_size))
+    def predict(
+        self,
+        texts: Sequence[str],
+        *,
+        messages: Sequence[str] | None = None,
+        batch_size: int = 64,
+    ) -> Matrix:
+        """Rows of (cognitive, emotional, behavioral), each clipped to 1–3.
+
+        ``messages`` (one per text, the message each replies to) feed the signals method's
+        message–reply similarity; the seed method ignores them.
+        """
+        if messages is not None and len(messages) != len(texts):
+            raise ValueError(f"{len(texts)} texts but {len(messages)} messages")
+        embeddings = self.encoder.encode(texts, batch_size=batch_size)
+        context = None
+        if messages is not None and self.method == "signals":
+            context = _encode_unique(self.encoder, messages, batch_size)
+        features = design_matrix(self.method, self.encoder, texts, embeddings, context)
+        return self.head.predict(features)
 
 
 def bundled_head_dir(name: str) -> Path:
     return bundled_data_path(f"heads/{name}")
 
 
-def load_empathy_scorer(head_dir: Path | None = None) -> EmpathyScorer:
-    """The scorer saved in ``head_dir`` (default: the bundled head), with its encoder."""
-    head = load_head(head_dir or bundled_head_dir(BUNDLED_EMPATHY_HEAD))
+def load_empathy_scorer(
+    head_dir: Path | None = None, *, method: str | None = None
+) -> EmpathyScorer:
+    """The scorer saved in ``head_dir``, else the bundled head of ``method`` (default signals)."""
+    if head_dir is None:
+        if (method or DEFAULT_METHOD) not in BUNDLED_HEADS:
+            raise UserError(f"unknown scorer method {method!r}: use {' or '.join(METHODS)}")
+        head_dir = bundled_head_dir(BUNDLED_HEADS[method or DEFAULT_METHOD])
+    head = load_head(head_dir)
     if head.config.task != "empathy":
         raise UserError(f"{head_dir}: a {head.config.task} head, not an empathy scorer")
     return EmpathyScorer(encoder=load_encoder(head.config.encoder), head=head)
 
 
-@lru_cache(maxsize=1)
-def _default_scorer() -> EmpathyScorer:
-    return load_empathy_scorer()
+@lru_cache(maxsize=2)
+def _bundled_scorer(method: str) -> EmpathyScorer:
+    return load_empathy_scorer(method=method)
 
 
 def score_responses(
-    responses: Sequence[str], *, scorer: EmpathyScorer | None = None, batch_size: int = 64
+    responses: Sequence[str],
+    *,
+    messages: Sequence[str] | None = None,
+    scorer: EmpathyScorer | None = None,
+    method: str = DEFAULT_METHOD,
+    batch_size: int = 64,
 ) -> list[EmpathyScores]:
-    """Score replies in batches with the bundled scorer (loaded once) or ``scorer``."""
-    return (scorer or _default_scorer()).score(responses, batch_size=batch_size)
+    """Score replies in batches with the bundled scorer of ``method`` (loaded once) or ``scorer``.
+
+    ``messages``, when given, are the messages the replies answer (one per reply).
+    """
+    chosen = scorer or _bundled_scorer(method)
+    return chosen.score(responses, messages=messages, batch_size=batch_size)
 
 
 def _targets(records: Sequence[EmpathyLabel]) -> Matrix:
@@ -108,9 +214,56 @@ def augmented_texts(
     return texts, sources
 
 
+def training_matrix(
+    method: str,
+    encoder: Encodes,
+    texts: Sequence[str],
+    sources: Sequence[EmpathyLabel],
+    embeddings: Matrix,
+) -> tuple[Matrix, Matrix]:
+    """Inputs and targets; the signals method sees every reply with and without its message,
+    so it scores a reply alone as well as a reply beside its message."""
+    targets = _targets(sources)
+    if method == "seed":
+        return embeddings, targets
+    messages = _encode_unique(encoder, [r.prompt for r in sources], 64)
+    with_message = design_matrix(method, encoder, texts, embeddings, messages)
+    alone = design_matrix(method, encoder, texts, embeddings, None)
+    return np.concatenate([with_message, alone]), np.concatenate([targets, targets])
+
+
+def head_config(
+    method: str,
+    encoder: Encodes,
+    encoder_name: str,
+    settings: TrainingSettings,
+    hidden_size: int,
+    dropout: float,
+    data: dict[str, object],
+) -> HeadConfig:
+    signals = list(SIGNAL_NAMES) if method == "signals" else []
+    return HeadConfig(
+        task="empathy",
+        encoder=encoder_name,
+        encoder_dimension=encoder.dimension,
+        features="response+signals" if method == "signals" else "response",
+        signals=signals,
+        targets=list(COMPONENTS),
+        target_low=1.0,
+        target_high=3.0,
+        hidden_size=hidden_size,
+        dropout=dropout,
+        input_dimension=encoder.dimension + len(signals),
+        training=settings,
+        data=data,
+        package_version=__version__,
+    )
+
+
 def train_empathy_scorer(
     labels: LabelSet,
     *,
+    method: str = DEFAULT_METHOD,
     encoder_name: str = BUNDLED_ENCODER,
     settings: TrainingSettings | None = None,
     hidden_size: int = 256,
@@ -118,41 +271,56 @@ def train_empathy_scorer(
     on_epoch: Callable[[int, float], None] | None = None,
 ) -> EmpathyScorer:
     """Train a head on the ``train`` split of ``labels`` and record its test figures."""
+    if method not in METHODS:
+        raise UserError(f"unknown scorer method {method!r}: use {' or '.join(METHODS)}")
+    head = fit_empathy_head(
+        labels,
+        load_encoder(encoder_name),
+        method=method,
+        encoder_name=encoder_name,
+        settings=settings,
+        hidden_size=hidden_size,
+        dropout=dropout,
+        on_epoch=on_epoch,
+    )
+    return EmpathyScorer(encoder=load_encoder(encoder_name), head=head)
+
+
+def fit_empathy_head(
+    labels: LabelSet,
+    encoder: Encodes,
+    *,
+    method: str,
+    encoder_name: str,
+    settings: TrainingSettings | None = None,
+    hidden_size: int = 256,
+    dropout: float = 0.1,
+    on_epoch: Callable[[int, float], None] | None = None,
+) -> RegressionHead:
+    """``train_empathy_scorer`` on a given encoder (a ``TextEncoder`` or a cache of its
+    embeddings, as ``benchmarks/scorer_validity.py`` uses): the head, its test MSE recorded."""
     settings = settings or TrainingSettings()
-    encoder = load_encoder(encoder_name)
     train = labels.part("train")
     if settings.augment:
         texts, sources = augmented_texts(train, settings.seed)
     else:
         texts, sources = [r.response for r in train], list(train)
-    features = encoder.encode(texts)
-    config = HeadConfig(
-        task="empathy",
-        encoder=encoder_name,
-        encoder_dimension=encoder.dimension,
-        features="response",
-        targets=list(COMPONENTS),
-        target_low=1.0,
-        target_high=3.0,
-        hidden_size=hidden_size,
-        dropout=dropout,
-        input_dimension=encoder.dimension,
-        training=settings,
-        data={
-            "name": labels.name,
-            "sha256": labels.sha256,
-            "train": len(train),
-            "train_texts": len(texts),
-            "test": len(labels.part("test")),
-            "split": "fixed by prompt",
-        },
-        package_version=__version__,
-    )
-    head = train_head(config, features, _targets(sources), on_epoch=on_epoch)
-    scorer = EmpathyScorer(encoder=encoder, head=head)
-    evaluation = evaluate_empathy_scorer(scorer, labels)
+    features, targets = training_matrix(method, encoder, texts, sources, encoder.encode(texts))
+    data: dict[str, object] = {
+        "name": labels.name,
+        "sha256": labels.sha256,
+        "train": len(train),
+        "train_texts": len(texts),
+        "test": len(labels.part("test")),
+        "split": "fixed by prompt",
+    }
+    if method == "signals":
+        data["signals_version"] = SIGNALS_VERSION
+    config = head_config(method, encoder, encoder_name, settings, hidden_size, dropout, data)
+    head = train_head(config, features, targets, on_epoch=on_epoch)
+    evaluation = evaluate_empathy_scorer(EmpathyScorer(encoder, head), labels)
     head.config = head.config.model_copy(update={"metrics": evaluation.model_dump(mode="json")})
-    return scorer
+    return head
 
 
 class EmpathyEvaluation(Record):
@@ -179,7 +347,7 @@ def evaluate_empathy_scorer(scorer: EmpathyScorer, labels: LabelSet) -> EmpathyE
     if not test:
         raise UserError(f"{labels.name}: no test split to evaluate on")
     truth = _targets(test)
-    predicted = scorer.predict([r.response for r in test])
+    predicted = scorer.predict([r.response for r in test], messages=[r.prompt for r in test])
     baseline = np.broadcast_to(_targets(train).mean(axis=0), truth.shape).astype(np.float32)
     return EmpathyEvaluation(
         labels=labels.name,

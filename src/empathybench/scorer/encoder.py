@@ -6,13 +6,24 @@ without importing it). Any Hugging Face encoder directory works too (``bert-base
 hub. Texts are embedded by masked mean pooling (or the [CLS] token) over the last hidden
 state, in float32, then L2-normalised when the model's sentence-transformers config says so.
 The encoder is never trained: heads are trained on its embeddings.
+
+Speed (issue 18): texts are sorted by length so each batch pads little; repeated texts (the
+same reply or scenario context judged again) come from an in-memory cache keyed by a hash of
+the text; and when ``onnxruntime`` and ``onnx`` are installed the encoder runs in ONNX Runtime,
+from a graph exported from the very same torch weights at first use (kept under the user cache
+directory, keyed by the weights, so no download is involved). The ONNX output matches torch's
+to float rounding (a test holds cosine ≥ 0.999); ``EMPATHYBENCH_ENCODER_BACKEND=torch`` or a
+missing ``onnxruntime`` keeps torch.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
+import warnings
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +40,11 @@ BUNDLED_ENCODER = "minilm"
 """Name of the bundled all-MiniLM-L6-v2 encoder."""
 
 Embeddings = npt.NDArray[np.float32]
+Backend = Literal["auto", "torch", "onnx"]
+BACKEND_ENV = "EMPATHYBENCH_ENCODER_BACKEND"
+CACHE_ROWS = 50_000
+"""Embeddings kept in memory per encoder (~77 MB at 384 dimensions)."""
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 @dataclass(frozen=True)
@@ -97,7 +113,7 @@ def _read_settings(name: str, source: Path | str, config: Any) -> EncoderSetting
 class TextEncoder:
     """A frozen Hugging Face encoder that embeds batches of texts on the CPU."""
 
-    def __init__(self, name: str = BUNDLED_ENCODER) -> None:
+    def __init__(self, name: str = BUNDLED_ENCODER, *, backend: Backend | None = None) -> None:
         try:
             torch = import_optional("torch")
             transformers = import_optional("transformers")
@@ -121,36 +137,160 @@ class TextEncoder:
             raise UserError(f"could not load encoder {name!r}: {error}") from None
         self._torch = torch
         self.settings = _read_settings(name, source, self._model.config)
+        self._cache: OrderedDict[bytes, Embeddings] = OrderedDict()
+        self._session: Any = None
+        chosen = backend or os.environ.get(BACKEND_ENV, "auto")
+        if chosen not in ("auto", "torch", "onnx"):
+            raise UserError(f"{BACKEND_ENV} must be auto, torch or onnx, not {chosen!r}")
+        if chosen != "torch" and isinstance(source, Path):
+            self._session = _onnx_session(self._model, source, required=chosen == "onnx")
+        self.backend: Literal["torch", "onnx"] = "onnx" if self._session is not None else "torch"
 
     @property
     def dimension(self) -> int:
         return self.settings.dimension
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> Embeddings:
-        """One float32 row per text (texts are sorted by length inside, for less padding)."""
-        torch = self._torch
+        """One float32 row per text: cached rows reused, the rest embedded once each, sorted by
+        length so that each batch is padded only to texts of about its own length."""
         output = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        with torch.inference_mode():
+        keys = [hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest() for text in texts]
+        missing: dict[bytes, int] = {}
+        for index, key in enumerate(keys):
+            row = self._cache.get(key)
+            if row is not None:
+                output[index] = row
+            elif key not in missing:
+                missing[key] = index
+        if missing:
+            order = sorted(missing.values(), key=lambda i: len(texts[i]))
             for start in range(0, len(order), batch_size):
                 rows = order[start : start + batch_size]
-                batch = self._tokenizer(
-                    [texts[i] for i in rows],
-                    padding=True,
-                    truncation=True,
-                    max_length=self.settings.max_length,
-                    return_tensors="pt",
-                )
-                hidden = self._model(**batch).last_hidden_state.float()
-                if self.settings.pooling == "cls":
-                    pooled = hidden[:, 0]
-                else:
-                    mask = batch["attention_mask"].unsqueeze(-1).float()
-                    pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
-                if self.settings.normalize:
-                    pooled = torch.nn.functional.normalize(pooled, dim=-1)
-                output[rows] = pooled.numpy()
+                pooled = self._embed([texts[i] for i in rows])
+                for position, index in enumerate(rows):
+                    self._remember(keys[index], pooled[position])
+            for index, key in enumerate(keys):
+                if key in missing:
+                    output[index] = self._cache[key]
         return output
+
+    def clear_cache(self) -> None:
+        """Forget every cached embedding (the next ``encode`` runs the model again)."""
+        self._cache.clear()
+
+    def _remember(self, key: bytes, row: Embeddings) -> None:
+        self._cache[key] = row.copy()
+        if len(self._cache) > CACHE_ROWS:
+            self._cache.popitem(last=False)
+
+    def _embed(self, texts: list[str]) -> Embeddings:
+        """Embed one batch with the chosen backend, pooled and (if configured) normalised."""
+        batch = self._tokenizer(
+            texts,
+            padding=True,
+            truncation=True,
+            max_length=self.settings.max_length,
+            return_tensors="np",
+        )
+        mask = batch["attention_mask"].astype(np.float32)
+        if self._session is not None:
+            feeds = {name: batch[name].astype(np.int64) for name in ONNX_INPUTS if name in batch}
+            if "token_type_ids" not in feeds:
+                feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
+            hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+        else:
+            torch = self._torch
+            with torch.inference_mode():
+                tensors = {name: torch.from_numpy(batch[name]) for name in batch}
+                hidden = self._model(**tensors).last_hidden_state.float().numpy()
+        if self.settings.pooling == "cls":
+            pooled = hidden[:, 0]
+        else:
+            summed = (hidden * mask[:, :, None]).sum(axis=1)
+            pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1.0)
+        if self.settings.normalize:
+            norms = np.linalg.norm(pooled, axis=-1, keepdims=True)
+            pooled = pooled / np.maximum(norms, 1e-12)
+        return np.ascontiguousarray(pooled, dtype=np.float32)
+
+
+def _onnx_cache_dir() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "empathybench" / "encoders"
+
+
+def _weights_fingerprint(source: Path, torch_version: str) -> str:
+    """Names, sizes and modification times of the model files, and the exporter's version."""
+    digest = hashlib.sha256(torch_version.encode())
+    for path in sorted(source.rglob("*")):
+        if path.is_file() and path.suffix in (".json", ".safetensors", ".bin", ".txt"):
+            stat = path.stat()
+            digest.update(f"{path.relative_to(source)}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _onnx_session(model: Any, source: Path, *, required: bool) -> Any:
+    """An ONNX Runtime session over ``model``, exported on first use; None to stay on torch."""
+    try:
+        onnxruntime = import_optional("onnxruntime")
+        torch = import_optional("torch")
+        import_optional("onnx")
+    except ImportError:
+        if required:
+            raise UserError(
+                f"{BACKEND_ENV}=onnx needs onnxruntime and onnx: {INSTALL_HINT}"
+            ) from None
+        return None
+    path = (
+        _onnx_cache_dir() / f"{source.name}-{_weights_fingerprint(source, torch.__version__)}.onnx"
+    )
+    try:
+        if not path.is_file():
+            _export_onnx(torch, model, path)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = max(1, torch.get_num_threads())
+        options.log_severity_level = 3
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # an exporter or runtime that cannot take this model
+        if required:
+            raise UserError(f"could not run the encoder in ONNX Runtime: {error}") from None
+        return None
+
+
+def _export_onnx(torch: Any, model: Any, path: Path) -> None:
+    class LastHiddenState(torch.nn.Module):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.model(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    example = torch.ones((2, 8), dtype=torch.int64)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    axes = {"batch": 0, "tokens": 1}
+    try:
+        with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                LastHiddenState().eval(),
+                (example, example, torch.zeros_like(example)),
+                str(temporary),
+                input_names=list(ONNX_INPUTS),
+                output_names=["last_hidden_state"],
+                dynamic_axes={
+                    name: {axes["batch"]: "batch", axes["tokens"]: "tokens"}
+                    for name in (*ONNX_INPUTS, "last_hidden_state")
+                },
+                opset_version=17,
+                dynamo=False,
+            )
+        temporary.replace(path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 @lru_cache(maxsize=4)

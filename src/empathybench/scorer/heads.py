@@ -17,12 +17,13 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text
+from empathybench.errors import ParameterError, UserError
+from empathybench.jsonl import atomic_write_text, read_json_record
 from empathybench.models.local_weights import import_optional
 from empathybench.types import Record
+from empathybench.validation import check_existing_directory
 
 HEAD_SCHEMA = 1
 CONFIG_FILE = "config.json"
@@ -39,6 +40,11 @@ class TrainingSettings(Record):
     seed: int = 0
     augment: bool = False
     """Also train on perturbed copies of each training text (same labels)."""
+    solver: Literal["adamw", "ridge"] = "adamw"
+    """``adamw``: the seed's recipe (masked MSE by AdamW, the settings above). ``ridge``:
+    closed-form least squares with an L2 penalty on standardised features, per target over
+    the rows that have it — a linear head (``hidden_size`` 0); epochs and rates are unused."""
+    ridge_penalty: float = Field(default=3000.0, gt=0)
 
 
 class HeadConfig(Record):
@@ -46,7 +52,11 @@ class HeadConfig(Record):
     task: Literal["empathy", "judge"]
     encoder: str
     encoder_dimension: int
-    features: Literal["response", "response+context"]
+    features: Literal[
+        "response", "response+context", "response+signals", "response+context+signals"
+    ]
+    signals: list[str] = Field(default_factory=list)
+    """For ``response+signals``: the names of the reply signals after the embedding, in order."""
     targets: list[str]
     target_low: float
     target_high: float
@@ -108,16 +118,22 @@ class RegressionHead:
         )
 
 
+def check_head_dir(parameter: str, directory: Path | None) -> None:
+    """``directory`` holds a trained head's files (checked without loading torch)."""
+    if directory is None:
+        return
+    check_existing_directory(parameter, directory)
+    if not (directory / CONFIG_FILE).is_file() or not (directory / WEIGHTS_FILE).is_file():
+        raise ParameterError.about(
+            parameter, f"{directory} is not a scorer head (needs {CONFIG_FILE} and {WEIGHTS_FILE})"
+        )
+
+
 def load_head(directory: Path) -> RegressionHead:
     config_path, weights_path = directory / CONFIG_FILE, directory / WEIGHTS_FILE
     if not config_path.is_file() or not weights_path.is_file():
         raise UserError(f"{directory}: not a scorer head (needs {CONFIG_FILE} and {WEIGHTS_FILE})")
-    try:
-        config = HeadConfig.model_validate_json(config_path.read_text(encoding="utf-8"))
-    except ValidationError as error:
-        raise UserError(
-            f"{config_path}: invalid head config ({error.errors()[0]['msg']})"
-        ) from None
+    config = read_json_record(config_path, HeadConfig)
     if config.schema_version != HEAD_SCHEMA:
         raise UserError(f"{config_path}: head schema {config.schema_version}, need {HEAD_SCHEMA}")
     from safetensors.torch import load_file
@@ -143,6 +159,8 @@ def train_head(
         raise UserError("no training examples")
     if mask is None:
         mask = np.ones_like(targets, dtype=np.float32)
+    if settings.solver == "ridge":
+        return _train_ridge(config, features, targets, mask)
     torch.manual_seed(settings.seed)
     generator = torch.Generator().manual_seed(settings.seed)
     module = build_module(config)
@@ -182,3 +200,41 @@ def train_head(
     module.eval()
     trained = config.model_copy(update={"loss_history": [round(v, 6) for v in history]})
     return RegressionHead(config=trained, module=module)
+
+
+def _train_ridge(
+    config: HeadConfig, features: Matrix, targets: Matrix, mask: Matrix
+) -> RegressionHead:
+    """Closed-form ridge per target on standardised features, folded into one linear layer."""
+    torch = import_optional("torch")
+    if config.hidden_size != 0:
+        raise UserError("the ridge solver fits a linear head: use hidden_size 0")
+    x = features.astype(np.float64)
+    centre, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+    z = (x - centre) / scale
+    penalty = config.training.ridge_penalty * np.eye(z.shape[1])
+    weights = np.zeros((z.shape[1], targets.shape[1]))
+    intercepts = np.zeros(targets.shape[1])
+    for column in range(targets.shape[1]):
+        rows = mask[:, column] > 0
+        if not rows.any():
+            continue
+        zr, y = z[rows], targets[rows, column].astype(np.float64)
+        z_mean, y_mean = zr.mean(axis=0), y.mean()
+        centred = zr - z_mean
+        weights[:, column] = np.linalg.solve(
+            centred.T @ centred + penalty, centred.T @ (y - y_mean)
+        )
+        intercepts[column] = y_mean - z_mean @ weights[:, column]
+    module = build_module(config)
+    with torch.no_grad():
+        module.weight.copy_(torch.from_numpy((weights / scale[:, None]).T.astype(np.float32)))
+        module.bias.copy_(
+            torch.from_numpy((intercepts - (centre / scale) @ weights).astype(np.float32))
+        )
+    module.eval()
+    head = RegressionHead(config=config, module=module)
+    error = ((head.predict(features) - targets) ** 2 * mask).sum() / max(float(mask.sum()), 1.0)
+    return RegressionHead(
+        config=config.model_copy(update={"loss_history": [round(float(error), 6)]}), module=module
+    )

@@ -25,6 +25,8 @@ from pydantic import BaseModel
 
 from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, canonical_digest, pretty_json, read_json_record
+from empathybench.runtime.directory_lock import hold_directory
+from empathybench.runtime.output_guard import check_output_directory
 from empathybench.runtime.provenance import now_iso
 from empathybench.survey.records import (
     FORM_FILE,
@@ -213,6 +215,12 @@ def write_survey(
         )
     if directory.exists() and not directory.is_dir():
         raise UserError(f"{directory}: exists and is not a directory")
+    check_output_directory(directory, kind="survey", markers=(FORM_FILE,), force=force)
+    with hold_directory(directory):
+        return _write_survey(directory, form, key, force=force)
+
+
+def _write_survey(directory: Path, form: SurveyForm, key: SurveyKey, *, force: bool) -> list[Path]:
     existing = _existing_survey_id(directory)
     if existing is not None and not force:
         votes = _vote_count(directory, existing)

@@ -6,6 +6,7 @@ built on it cannot leak which source wrote an answer, whatever it displays.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -21,8 +22,11 @@ MAX_REASON = 2000
 
 
 def normalise_rater_id(rater_id: str) -> str:
-    """The rater id as stored: stripped, 1–64 printable characters (no newlines or tabs)."""
-    cleaned = rater_id.strip()
+    """The rater id as stored: NFKC-normalised and case-folded (``Alice``, ``alice`` and a
+    full-width ``ａｌｉｃｅ`` are one rater), stripped, 1–64 printable characters (no newlines
+    or tabs)."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", rater_id).casefold())
+    cleaned = folded.strip()
     if not 1 <= len(cleaned) <= MAX_RATER_ID or not cleaned.isprintable():
         raise UserError(f"rater id must be 1 to {MAX_RATER_ID} printable characters")
     return cleaned

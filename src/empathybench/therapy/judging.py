@@ -19,12 +19,14 @@ from empathybench.judging.families import check_judge
 from empathybench.judging.llm_judge import JudgeSettings
 from empathybench.judging.no_reply import check_reply, classify_reply
 from empathybench.judging.offline_judge import OFFLINE_JUDGE
+from empathybench.judging.run_judges import JudgePass, judge_pass, merge_passes
 from empathybench.models.base import ModelAPI, ModelSpec
 from empathybench.models.registry import create_model
 from empathybench.progress import ProgressCallback
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.cache import ResponseCache
-from empathybench.runtime.concurrency import for_each_concurrently
+from empathybench.runtime.concurrency import check_connections, for_each_concurrently
+from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.run_store import RunStore
 from empathybench.therapy.llm_judge import judge_therapy_answer, no_reply_components
@@ -50,12 +52,17 @@ class TherapyJudgeOptions:
     cache_path: Path | None = None
     progress: ProgressCallback | None = None
 
+    def __post_init__(self) -> None:
+        check_connections(self.max_connections)
+
 
 @dataclass
 class TherapyJudgeResult:
     judged: int = 0
     skipped: int = 0
     decisions: list[SourceDecision] = field(default_factory=list)
+    passes: list[JudgePass] = field(default_factory=list)
+    """Per LLM judge: judgements attempted in this call and how many failed."""
 
 
 def pending_answers(
@@ -95,10 +102,19 @@ def self_judge_decisions(
 async def judge_study(
     options: TherapyJudgeOptions, models: dict[str, ModelAPI] | None = None
 ) -> TherapyJudgeResult:
-    """Score every chosen source's answers with every judge in ``options``.
+    """Score every chosen source's answers with every judge in ``options`` (the study
+    directory is held exclusively meanwhile, see ``runtime.directory_lock``).
 
     The offline scorer runs in a worker thread, so the event loop stays free meanwhile.
     """
+    Study(options.study_dir).require()
+    with hold_directory(options.study_dir):
+        return await _judge_study(options, models)
+
+
+async def _judge_study(
+    options: TherapyJudgeOptions, models: dict[str, ModelAPI] | None
+) -> TherapyJudgeResult:
     study = Study(options.study_dir).require()
     questions = study.question_set().by_id
     answers = study.answers(options.sources)
@@ -108,7 +124,7 @@ async def judge_study(
         )
     )
     for judge_id in options.offline:
-        await asyncio.to_thread(_judge_offline, study, judge_id, answers, result)
+        await asyncio.to_thread(_judge_offline, study, judge_id, answers, result, questions)
     for spec in options.judges:
         await _judge_with_model(study, spec, questions, answers, options, models, result)
     if result.decisions:
@@ -121,6 +137,7 @@ def _judge_offline(
     judge_id: str,
     answers: dict[str, dict[ItemKey, SourceAnswer]],
     result: TherapyJudgeResult,
+    questions: dict[str, TherapyQuestion],
 ) -> None:
     from empathybench.scorer import score_responses
     from empathybench.scorer.empathy_scorer import load_empathy_scorer
@@ -136,7 +153,13 @@ def _judge_offline(
         checks = [check_reply(answer.text, None) for answer in pending]
         to_score = [a for a, check in zip(pending, checks, strict=True) if not check.no_reply]
         scores = iter(
-            score_responses([a.text for a in to_score], scorer=scorer) if to_score else []
+            score_responses(
+                [a.text for a in to_score],
+                messages=[questions[a.question_id].question for a in to_score],
+                scorer=scorer,
+            )
+            if to_score
+            else []
         )
         log.open()
         try:
@@ -180,6 +203,7 @@ async def _judge_with_model(
 ) -> None:
     judge = (models or {}).get(spec.id) or create_model(spec)
     cache = ResponseCache(options.cache_path) if options.cache_path else None
+    passes: list[JudgePass] = []
     try:
         for source, by_key in answers.items():
             log = study.verdict_log(spec.id, source)
@@ -192,6 +216,9 @@ async def _judge_with_model(
                 )
             finally:
                 log.close()
+            keys = [(answer.question_id, answer.epoch) for answer in pending]
+            passes.append(judge_pass(spec.id, keys, log.latest()))
+        result.passes.append(merge_passes(spec.id, passes))
     finally:
         if cache is not None:
             cache.close()

@@ -21,6 +21,7 @@ from empathybench.models.defaults import DEFAULT_MODEL, default_connections
 from empathybench.models.registry import resolve_answer_mode, resolve_api_key
 from empathybench.progress import ProgressCallback
 from empathybench.runner import RunOptions, execute_run
+from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.event_loop import run_coroutine
 from empathybench.runtime.run_store import RunStore
 from empathybench.therapy.judging import TherapyJudgeOptions, TherapyJudgeResult, judge_study
@@ -63,20 +64,23 @@ async def run_therapy_async(
         answer_mode = earlier.read_manifest().answer_mode
     mode = resolve_answer_mode(spec, answer_mode)
     resolve_api_key(spec)
-    opened = Study.create_or_open(directory, loaded)
-    options = RunOptions(
-        suite=opened.question_set(),
-        suite_source=str(directory / "questions.jsonl"),
-        spec=spec,
-        run_dir=opened.run_dir(spec.id),
-        epochs=epochs,
-        max_connections=max_connections or default_connections(spec, "therapy"),
-        requests_per_minute=requests_per_minute,
-        cache_path=cache_file(cache),
-        progress=progress,
-        answer_mode=mode,
-    )
-    result = await execute_run(options)
+    with hold_directory(directory):  # one process per study at a time
+        opened = Study.create_or_open(directory, loaded)
+        options = RunOptions(
+            suite=opened.question_set(),
+            suite_source=str(directory / "questions.jsonl"),
+            spec=spec,
+            run_dir=opened.run_dir(spec.id),
+            epochs=epochs,
+            max_connections=max_connections
+            if max_connections is not None
+            else default_connections(spec, "therapy"),
+            requests_per_minute=requests_per_minute,
+            cache_path=cache_file(cache),
+            progress=progress,
+            answer_mode=mode,
+        )
+        result = await execute_run(options)
     return RunOutcome(
         directory=options.run_dir,
         manifest=result.manifest,

@@ -19,15 +19,18 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
+import io
 import os
+import socket
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from empathybench.csv_cells import read_csv_text
 from empathybench.errors import ParameterError, UserError
-from empathybench.jsonl import atomic_write_text, canonical_json
+from empathybench.jsonl import atomic_write_text, canonical_json, read_json, read_json_lines
 from empathybench.therapy.prompt import THERAPIST_PROMPT_VERSION, therapist_messages
 from empathybench.types import ChatMessage, Record, RunTrack
 
@@ -179,29 +182,20 @@ def preprocess(
 
 
 def _read_csv(path: Path) -> list[dict[str, object]]:
+    text = read_csv_text(path)
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            return [dict(row) for row in csv.DictReader(handle)]
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
+        return [dict(row) for row in csv.DictReader(io.StringIO(text, newline=""))]
     except csv.Error as error:
         raise UserError(f"{path}: not valid CSV ({error})") from None
 
 
 def _read_json(path: Path) -> list[dict[str, object]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
     rows: list[object]
-    try:
-        if path.suffix == ".jsonl":
-            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-        else:
-            data = json.loads(text)
-            rows = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}: not valid JSON ({error.msg}, line {error.lineno})") from None
+    if path.suffix == ".jsonl":
+        rows = [data for _, data in read_json_lines(path)]
+    else:
+        data = read_json(path)
+        rows = data if isinstance(data, list) else [data]
     if not all(isinstance(row, dict) for row in rows):
         raise UserError(f"{path}: expected JSON objects, one per question")
     return [row for row in rows if isinstance(row, dict)]
@@ -220,6 +214,21 @@ def _read_parquet(path: Path) -> list[dict[str, object]]:
     return rows
 
 
+def hub_unreachable(timeout_s: float = 3.0) -> str | None:
+    """Why the dataset hub's endpoint cannot be reached (one connection attempt), or None."""
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        return None  # let the datasets package report it
+    endpoint = urlsplit(constants.ENDPOINT)
+    port = endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    try:
+        with socket.create_connection((endpoint.hostname or "", port), timeout=timeout_s):
+            return None
+    except OSError as error:
+        return error.strerror or type(error).__name__
+
+
 def _read_hub(spec: str) -> list[dict[str, object]]:
     name, _, split = (spec or SEED_DATASET).partition(":")
     try:
@@ -229,12 +238,18 @@ def _read_hub(spec: str) -> list[dict[str, object]]:
             "loading from the hub needs the datasets package (pip install datasets); "
             "or download the dataset and pass its file"
         ) from None
+    offline = (
+        os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("HF_DATASETS_OFFLINE") == "1"
+    )
+    if not offline and (reason := hub_unreachable()) is not None:
+        # Fail at once: the hub client would retry a missing network five times (~40 s).
+        raise UserError(
+            f"hub:{name}: the hub cannot be reached ({reason}); download the dataset elsewhere "
+            "and pass the file (csv, json, jsonl or parquet), or use sample-v1"
+        )
     try:
         dataset = datasets.load_dataset(name, split=split or "train")
     except Exception as error:  # network, auth and missing-dataset errors differ by version
-        offline = (
-            os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("HF_DATASETS_OFFLINE") == "1"
-        )
         hint = " (offline mode is set)" if offline else ""
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise UserError(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from empathybench.analysis.run_sets import UnreadableRun
+from empathybench.errors import UserError
 from empathybench.report.figures import write_figures
 from empathybench.report.html_report import ItemView, JudgeView, item_views
 from empathybench.report.run_report import load_report_runs
@@ -36,6 +37,7 @@ def discover_run_dirs(root: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
     so a large results tree stays quick to list.
     """
     found: list[Path] = []
+    top = root.resolve()
 
     def visit(folder: Path, depth: int) -> None:
         if (folder / MANIFEST).is_file():
@@ -48,12 +50,53 @@ def discover_run_dirs(root: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
         except OSError:
             return
         for child in children:
-            if not child.name.startswith("."):
+            if not child.name.startswith(".") and _inside(child, top):
                 visit(child, depth + 1)
 
     if root.is_dir():
         visit(root, 0)
     return found
+
+
+def _inside(path: Path, top: Path) -> bool:
+    """Whether ``path``, links followed, lies in ``top`` (a link out of it is not followed)."""
+    try:
+        path.resolve().relative_to(top)
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+class RunNotFound(UserError):
+    """A typed path that is not a run folder inside the runs folder (one message for all)."""
+
+
+MAX_TYPED_PATH = 1024
+
+
+def confined_run_path(root: Path, typed: str, max_depth: int = MAX_DEPTH) -> Path:
+    """The run folder (or folder of runs) ``typed`` names inside ``root``.
+
+    Relative paths are taken from ``root``; links are resolved and must stay inside it; at
+    most ``max_depth`` folders below it; no ``~``. Anything else — outside, missing, a file,
+    a folder without runs — gets the same message, so the box cannot tell what exists
+    elsewhere on the machine.
+    """
+    text = typed.strip()
+    not_found = RunNotFound(f"no run folder {text!r} in the runs folder")
+    if not text or len(text) > MAX_TYPED_PATH or not text.isprintable():
+        raise not_found
+    top = root.resolve()
+    try:
+        resolved = (top / text).resolve()  # an absolute ``text`` replaces ``top``
+        depth = len(resolved.relative_to(top).parts)
+    except (ValueError, OSError, RuntimeError):
+        raise not_found from None
+    if depth > max_depth or not resolved.is_dir():
+        raise not_found
+    if not (resolved / MANIFEST).is_file() and not discover_run_dirs(resolved, max_depth - depth):
+        raise not_found
+    return resolved
 
 
 def run_choices(root: Path | None) -> list[tuple[str, str]]:
@@ -63,7 +106,7 @@ def run_choices(root: Path | None) -> list[tuple[str, str]]:
     choices = []
     for directory in discover_run_dirs(root):
         relative = directory.relative_to(root).as_posix()
-        choices.append((relative if relative != "." else directory.name, str(directory)))
+        choices.append((relative if relative != "." else directory.name, str(directory.resolve())))
     return choices
 
 

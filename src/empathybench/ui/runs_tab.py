@@ -12,30 +12,40 @@ from typing import Any
 import gradio as gr
 
 from empathybench.ui.messages import problem
-from empathybench.ui.run_browser import FigureFolders, RunSelection, open_runs, run_choices
+from empathybench.ui.run_browser import (
+    FigureFolders,
+    RunSelection,
+    confined_run_path,
+    open_runs,
+    run_choices,
+)
 from empathybench.ui.safe_text import markdown_literal
 
 NO_ITEM = ("", "", "", "")
 
 
 def _intro(runs_dir: Path | None) -> str:
-    if runs_dir is None:
-        return (
-            "Type a run folder's path below (a folder with `manifest.json`, or a folder of "
-            "runs), or start the app with `--runs DIR` to list the runs found there."
-        )
+    where = (
+        f"`{markdown_literal(str(runs_dir))}`"
+        if runs_dir is not None
+        else "the folder the app was started in (start it with `--runs DIR` for another)"
+    )
     return (
-        f"Runs found under `{markdown_literal(str(runs_dir))}` (up to two folders deep). "
-        "Pick one, or type another run folder's path."
+        f"Runs found under {where}, up to two folders deep. Pick one, or type the path of "
+        "a run folder inside it."
     )
 
 
 def build_runs_tab(runs_dir: Path | None, figure_folders: FigureFolders) -> None:
-    """Lay out the Runs tab inside the current Blocks context and wire its events."""
+    """Lay out the Runs tab inside the current Blocks context and wire its events.
+
+    Only runs inside ``runs_dir`` (default: the current folder) can be opened, by the list
+    or by a typed path (``confined_run_path``)."""
     gr.Markdown(_intro(runs_dir), latex_delimiters=[])
+    root = runs_dir if runs_dir is not None else Path.cwd()
     with gr.Row():
         picker = gr.Dropdown(
-            choices=run_choices(runs_dir),
+            choices=run_choices(root),
             value=None,
             label="Run",
             scale=4,
@@ -83,7 +93,7 @@ def build_runs_tab(runs_dir: Path | None, figure_folders: FigureFolders) -> None
             message = "⚠️ Pick a run, or type a run folder's path."
             return (message, "", [], gr.update(choices=[], value=None), *NO_ITEM, None)
         try:
-            selection = open_runs(Path(location.strip()).expanduser())
+            selection = open_runs(confined_run_path(root, location))
             figures = figure_folders.write(selection)
         except Exception as error:
             message = problem(error)
@@ -107,7 +117,7 @@ def build_runs_tab(runs_dir: Path | None, figure_folders: FigureFolders) -> None
         return (item.prompt, item.response, item.truth, item.verdicts)
 
     def on_refresh() -> Any:
-        return gr.update(choices=run_choices(runs_dir))
+        return gr.update(choices=run_choices(root))
 
     shown = [status, table, gallery, item_picker, prompt, response, truth, verdicts]
     picker.input(show, inputs=picker, outputs=[*shown, selection_state])

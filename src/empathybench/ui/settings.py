@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from empathybench.errors import ParameterError, UserError
+from empathybench.validation import check_file_target
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7860
@@ -105,6 +106,10 @@ def check_settings(settings: UiSettings) -> None:
             f"scorer_head {settings.scorer_head}: no such folder (a trained head)",
             parameters=["scorer_head"],
         )
+    from empathybench.scorer.heads import check_head_dir
+
+    check_head_dir("scorer_head", settings.scorer_head)
+    check_file_target("flag_file", settings.flag_file)
     if settings.flag_file.is_dir():
         raise ParameterError(
             f"flag_file {settings.flag_file}: is a folder; give a .csv file path",

@@ -1,0 +1,90 @@
+"""How the CLI reports an expected mistake: one ``error:`` line on stderr and exit code 2.
+
+Library errors name parameters (``ParameterError(..., parameters=["max_tokens"])``); here
+each parameter is shown as the flag or argument the user typed (``--max-tokens``), looked up
+on the command that was invoked, so new commands need no table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from rich.markup import escape
+from typer.core import TyperGroup
+
+from empathybench.cli.console import err_console
+from empathybench.errors import ParameterError, UserError
+
+EXIT_USER_ERROR = 2
+
+
+def print_error(message: str) -> None:
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+
+
+def _invoked_command(group: Any, tokens: list[str]) -> Any:
+    """The (sub)command that ``tokens`` select under ``group``."""
+    command = group
+    for token in tokens:
+        commands = getattr(command, "commands", None)
+        if not commands or token not in commands:
+            break
+        command = commands[token]
+    return command
+
+
+PARAMETER_ALIASES = {
+    "requests_per_minute": "rpm",
+    "options": "option",
+    "scorer_head": "scorer",
+    "out": "output",
+    "judges": "judge",
+    "sources": "source",
+    "runs_dir": "runs",
+    "survey_dir": "survey",
+    "annotation_dir": "annotations",
+}
+"""Library parameter → CLI parameter, where the CLI names the same value differently."""
+
+
+def flag_for(command: Any, parameter: str, value: str | None = None) -> str:
+    """How ``parameter`` (a Python name) is spelled on ``command``'s command line (``command``
+    None: the usual ``--name``), followed by ``value`` where the message gives one."""
+    parameter = PARAMETER_ALIASES.get(parameter, parameter)
+    name = "--" + parameter.replace("_", "-")
+    for param in getattr(command, "params", []):
+        if param.name != parameter:
+            continue
+        long_flags = [opt for opt in param.opts if opt.startswith("--")]
+        if param.param_type_name == "option":
+            name = str(max(long_flags or param.opts, key=len))
+        else:
+            name = parameter.upper()
+        break
+    return name if value is None or value == "True" else f"{name} {value}"
+
+
+def user_error_text(error: UserError, command: Any = None) -> str:
+    """What the user reads: library parameters named as ``command``'s flags."""
+    if isinstance(error, ParameterError):
+        return error.render(lambda parameter, value: flag_for(command, parameter, value))
+    return str(error)
+
+
+def error_message(error: UserError) -> str:
+    """``error`` with its parameters named as flags, when no command is known."""
+    return user_error_text(error)
+
+
+class ReportingGroup(TyperGroup):
+    """The root group: a ``UserError`` from any command becomes one line and exit 2 (also
+    under ``typer.testing.CliRunner``, so in-process tests see what users see)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        tokens = [*getattr(ctx, "_protected_args", []), *ctx.args]
+        try:
+            return super().invoke(ctx)
+        except UserError as error:
+            print_error(user_error_text(error, _invoked_command(self, tokens)))
+            raise typer.Exit(EXIT_USER_ERROR) from None

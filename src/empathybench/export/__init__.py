@@ -1,0 +1,1 @@
+"""Exports of suites and runs to other tools' formats."""

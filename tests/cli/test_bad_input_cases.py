@@ -1,0 +1,72 @@
+"""Cases of issue 15 that the fuzz test does not reach by type alone (in-process CLI)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from empathybench.cli import app
+from empathybench.errors import UserError
+from empathybench.therapy.questions import load_questions
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def test_report_on_a_run_without_responses_is_an_error(run_dir: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "no-responses"
+    shutil.copytree(run_dir, empty)
+    (empty / "responses.jsonl").unlink()
+    code, output = _cli("report", str(empty))
+    assert code == 2 and "has no responses yet" in output
+
+
+def test_generate_refuses_an_absurd_n_before_allocating(tmp_path: Path) -> None:
+    code, output = _cli("generate", "--n", "100000000000", "-o", str(tmp_path / "s.jsonl"))
+    assert code == 2 and output.startswith("error: --n: must be at most")
+    assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_a_suite_with_a_duplicate_id_is_refused(small_suite_path: Path, tmp_path: Path) -> None:
+    lines = small_suite_path.read_text().splitlines()
+    duplicated = tmp_path / "dup.jsonl"
+    duplicated.write_text("\n".join([*lines, lines[0]]) + "\n")
+    code, output = _cli(
+        "run", "--suite", str(duplicated), "--model", "mock/t", "--no-judge", "--no-progress",
+        "--run-dir", str(tmp_path / "r"),
+    )  # fmt: skip
+    assert code == 2 and f"dup.jsonl:{len(lines) + 1}: duplicate scenario id" in output
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_csv_field_over_the_default_limit_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "questions.csv"
+    path.write_text('question,answer\n"' + "x" * 200_000 + '",y\n')
+    [question] = load_questions(str(path)).questions
+    assert len(question.question) == 200_000
+
+
+def test_an_unreachable_hub_fails_at_once_without_retries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    datasets = pytest.importorskip("datasets")
+
+    def no_network(*args: object, **kwargs: object) -> socket.socket:
+        raise OSError(-2, "Name or service not known")
+
+    def must_not_be_called(*args: object, **kwargs: object) -> None:
+        raise AssertionError("load_dataset retries a missing network; it must not be reached")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(datasets, "load_dataset", must_not_be_called)
+    with pytest.raises(UserError, match="the hub cannot be reached"):
+        load_questions("hub:someone/dataset")

@@ -1,0 +1,56 @@
+"""The fast canonical encoder writes the standard library's bytes, or hands over to it."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import pytest
+
+from empathybench.jsonl import canonical_json_bytes, canonical_json_data
+from empathybench.scenarios.generator import generate_records
+
+
+class Colour(str, enum.Enum):
+    RED = "red"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"text": 'quote " backslash \\ tab \t newline \n nul \x00 bell \x07 del \x7f'},
+        {"unicode": "é ß 中文 😀 \u2028 \u2029 \ufeff"},
+        {"big": 2**64 + 5, "negative_big": -(2**63) - 1, "edge": 2**63 - 1},
+        {"nested": [1, [2, {"b": None, "a": True}], False], "empty": {}, "list": []},
+        {"subclass": Colour.RED, "int_key": {1: "x"}},
+        ["a", 1, None],
+    ],
+)
+def test_same_bytes_as_the_standard_library(data: Any) -> None:
+    assert canonical_json_bytes(data) == canonical_json_data(data).encode("utf-8")
+
+
+def test_a_lone_surrogate_fails_as_it_did() -> None:
+    with pytest.raises(UnicodeEncodeError):
+        canonical_json_data({"surrogate": "\ud800"}).encode("utf-8")
+    with pytest.raises(UnicodeEncodeError):
+        canonical_json_bytes({"surrogate": "\ud800"})
+
+
+def _has_float(value: object) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_float(item) for item in value)
+    return False
+
+
+@pytest.mark.parametrize("template_version", ["v1", "v2"])
+def test_generator_records_hold_no_float_and_encode_identically(template_version: str) -> None:
+    records = list(generate_records(300, 5, template_version=template_version))
+    assert not any(_has_float(record) for record in records)
+    assert [canonical_json_bytes(r) for r in records] == [
+        canonical_json_data(r).encode("utf-8") for r in records
+    ]
