@@ -128,6 +128,8 @@ def _run(
     check_number("rpm", rpm, above=0)
     check_url("base_url", base_url)
     check_cache_path(cache)
+    if questions is None and not Study(study).exists():
+        questions = BUNDLED_SAMPLE  # a new study: the sample, with --limit applied
     spec = model_spec(
         model,
         temperature=temperature,
