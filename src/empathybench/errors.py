@@ -44,10 +44,11 @@ class ParameterError(UserError, ValueError):
         return self.parameters[0]
 
     def render(self, name: Callable[[str, str | None], str]) -> str:
-        """The message with every named parameter replaced by ``name(parameter, value)``.
+        """The message with each named parameter replaced by ``name(parameter, value)``.
 
-        ``value`` is the text after ``=`` (quotes removed) where the message gives one. A
-        name inside a path (``runs/limit/x``) is left alone.
+        ``value`` is the text after ``=`` (quotes removed) where the message gives one. Only
+        the first mention of each is renamed (later ones are prose: "use a port from …"),
+        and never one inside a path (``runs/limit/x``).
         """
         if self.problem is not None:
             names = (name(parameter, None) for parameter in self.parameters)
@@ -62,5 +63,5 @@ class ParameterError(UserError, ValueError):
                 value = match.group(1)
                 return name(parameter, value.strip("\"'") if value is not None else None)
 
-            text = pattern.sub(replace, text)
+            text = pattern.sub(replace, text, count=1)  # later mentions are prose
         return text

@@ -31,9 +31,7 @@ def test_settings_that_would_judge_nothing_are_refused_by_name(run_dir: Path) ->
 
     with pytest.raises(ParameterError, match="max_connections"):
         asyncio.run(
-            for_each_concurrently(
-                [1], nothing, description="x", max_connections=0, progress=None
-            )
+            for_each_concurrently([1], nothing, description="x", max_connections=0, progress=None)
         )
 
 

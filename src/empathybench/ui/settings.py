@@ -49,14 +49,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def exposure_warning(host: str) -> str | None:
-    """The line to print when the app would listen beyond this machine."""
+def exposure_warning(host: str, local: str = 'host="127.0.0.1"') -> str | None:
+    """The line to print when the app would listen beyond this machine; ``local`` says how
+    the caller's user listens on this machine only (the CLI: ``--host 127.0.0.1``)."""
     if is_loopback(host):
         return None
     return (
         f"warning: listening on {host}: anyone who can reach this address can use the app, "
         "flag texts, cast survey votes and submit annotations (there is no login); use "
-        "listen on 127.0.0.1 to keep it on this machine"
+        f"{local} to keep it on this machine"
     )
 
 
