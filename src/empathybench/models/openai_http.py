@@ -42,7 +42,9 @@ class OpenAIHttpModel:
         key = resolve_api_key(spec)
         self._secrets = (key,)
         self._timeout = timeout_seconds(spec)
-        self._url = f"{(spec.base_url or '').rstrip('/')}/chat/completions"
+        # The key goes in the Authorization header; aiohttp refuses to combine it with
+        # credentials in the URL (user:pass@host), so those are left out of the request.
+        self._url = without_userinfo(f"{(spec.base_url or '').rstrip('/')}/chat/completions")
         self._headers = {
             "Authorization": f"Bearer {key or NO_KEY}",
             "Content-Type": "application/json",
@@ -104,6 +106,14 @@ class OpenAIHttpModel:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def without_userinfo(url: str) -> str:
+    """``url`` without a ``user:password@`` part."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
 def env_proxy(url: str) -> str | None:
