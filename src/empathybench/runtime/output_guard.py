@@ -9,11 +9,11 @@ of file. Anything else is refused with one line naming what is there, unless ``f
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from empathybench.errors import UserError
+from empathybench.jsonl import parse_json
 from empathybench.runtime.directory_lock import LOCK_FILE, DirectoryInUse, directory_in_use
 
 FORCE_HINT = "choose a new or empty folder, or pass --force to write into it anyway"
@@ -59,8 +59,8 @@ def first_json_object(path: Path) -> dict[str, object] | None:
     text = head.decode("utf-8", errors="replace")
     for candidate in (text, text.split("\n", 1)[0]):
         try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
+            data = parse_json(candidate, str(path))
+        except UserError:  # not JSON, not finite, or nested too deep: not our kind of file
             continue
         return data if isinstance(data, dict) else None
     return None
