@@ -51,7 +51,6 @@ def make_run(directory: Path, items: int) -> Path:
                 spec=parse_model_id("mock/bench"),
                 run_dir=run_dir,
                 max_connections=64,
-                show_progress=False,
             )
         )
     )
@@ -61,7 +60,6 @@ def make_run(directory: Path, items: int) -> Path:
                 run_dir=run_dir,
                 judges=[parse_model_id("mock/judge-a"), parse_model_id("mock/judge-b")],
                 max_connections=64,
-                show_progress=False,
             )
         )
     )

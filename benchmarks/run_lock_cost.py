@@ -60,7 +60,7 @@ def one_run(suite_path: Path, directory: Path, locked: bool) -> float:
         spec=parse_model_id("mock/bench"),
         run_dir=directory,
         max_connections=16,
-        show_progress=False,
+        progress=None,
     )
     start = time.perf_counter()
     asyncio.run(execute_run(options))

@@ -310,7 +310,6 @@ def _empathybench(
         limit=n,
         max_connections=concurrency,
         cache_path=None,
-        show_progress=False,
     )
     with Meter() as meter:
         result = asyncio.run(execute_run(options))

@@ -101,12 +101,11 @@ def therapy_judge(directory: Path, answers: int) -> dict[str, float]:
                 suite_source=str(directory / QUESTIONS_FILE),
                 spec=parse_model_id("mock/bench"),
                 run_dir=study.run_dir("mock/bench"),
-                show_progress=False,
             )
         )
     )
     started = time.perf_counter()
-    judge_study(TherapyJudgeOptions(study_dir=directory, offline=["offline"]))
+    asyncio.run(judge_study(TherapyJudgeOptions(study_dir=directory, offline=["offline"])))
     seconds = time.perf_counter() - started
     return {
         "answers": answers,

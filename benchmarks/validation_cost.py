@@ -101,7 +101,7 @@ def main() -> None:
                         spec=parse_model_id("mock/bench"),
                         run_dir=target,
                         cache_path=cache,
-                        show_progress=False,
+                        progress=None,
                     )
                 )
             )
@@ -113,7 +113,7 @@ def main() -> None:
                     suite_source=str(suite_path),
                     spec=parse_model_id("mock/bench"),
                     run_dir=run_dir,
-                    show_progress=False,
+                    progress=None,
                 )
             )
         )

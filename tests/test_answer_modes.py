@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from empathybench.errors import UserError
+from empathybench.cli import error_message
+from empathybench.errors import ParameterError, UserError
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.models.base import GenerationParams, ModelRequest
 from empathybench.models.guided import AnswerGuide, GuidedField
@@ -143,7 +144,6 @@ def test_guided_runs_on_a_schema_server_store_the_usual_text(
                     spec=spec,
                     run_dir=tmp_path / "run",
                     limit=12,
-                    show_progress=False,
                     answer_mode="guided",
                 )
             )
@@ -196,5 +196,7 @@ def test_reasoning_strategies_need_free_answers() -> None:
     assert run_answer_mode(local, "plain", None) == "guided"
     assert run_answer_mode(local, "chain-of-empathy", None) == "free"
     assert run_answer_mode(local, "empathize-first", "free") == "free"
-    with pytest.raises(UserError, match="--answer-mode free"):
+    with pytest.raises(ParameterError, match="use answer_mode=free") as raised:
         run_answer_mode(local, "chain-of-empathy", "guided")
+    assert "--answer-mode free" in error_message(raised.value)  # the CLI names its flags
+    assert "--strategy chain-of-empathy asks" in error_message(raised.value)

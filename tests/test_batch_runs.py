@@ -51,7 +51,7 @@ def options_for(
         run_dir=run_dir,
         limit=N,
         cache_path=cache,
-        show_progress=False,
+        progress=None,
         batch=batch,
         batch_poll_s=0.02,
     )

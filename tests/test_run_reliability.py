@@ -243,8 +243,8 @@ def test_key_checks_that_all_failed_are_not_a_clean_audit(
 def test_judge_settings_that_would_do_nothing_are_refused(run_dir: Path, flag: str) -> None:
     result = run_cli("judge", str(run_dir), "--judge", "mock/judge-y", flag, "--no-progress")
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    name = flag.split("=")[0]  # the error names the flag the user typed
-    assert result.stderr.startswith(f"error: {name}:")
+    name = flag.split("=")[0]  # the library's parameter, shown as the user's flag
+    assert result.stderr.startswith(f"error: {name}: ")
     assert RunStore(run_dir).judges_on_disk() == []
 
 

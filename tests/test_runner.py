@@ -21,7 +21,6 @@ def options(suite: Suite, run_dir: Path, **changes: object) -> RunOptions:
         spec=parse_model_id("mock/echo"),
         run_dir=run_dir,
         max_connections=4,
-        show_progress=False,
         max_backoff_s=0.01,
     )
     for key, value in changes.items():

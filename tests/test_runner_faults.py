@@ -75,7 +75,6 @@ def run_against(
         max_attempts=3,
         max_backoff_s=0.01,
         cache_path=cache,
-        show_progress=False,
     )
     return asyncio.run(execute_run(options))
 

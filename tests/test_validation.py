@@ -6,9 +6,9 @@ import pytest
 from typer.testing import CliRunner
 
 from empathybench.cli import app
+from empathybench.errors import ParameterError
 from empathybench.models.base import GenerationParams
 from empathybench.validation import (
-    InvalidParameter,
     check_count,
     check_directory_target,
     check_exclusive,
@@ -33,7 +33,7 @@ from empathybench.validation import (
     ],
 )
 def test_a_refused_value_names_its_parameter(call: object, problem: str) -> None:
-    with pytest.raises(InvalidParameter, match=problem) as raised:
+    with pytest.raises(ParameterError, match=problem) as raised:
         call()  # type: ignore[operator]
     assert str(raised.value).startswith(raised.value.parameters[0] + ": ")
 
@@ -41,13 +41,13 @@ def test_a_refused_value_names_its_parameter(call: object, problem: str) -> None
 def test_paths_of_the_wrong_kind(tmp_path: Path) -> None:
     plain = tmp_path / "plain.txt"
     plain.write_text("x")
-    with pytest.raises(InvalidParameter, match="is a folder"):
+    with pytest.raises(ParameterError, match="is a folder"):
         check_file_target("output", tmp_path)
-    with pytest.raises(InvalidParameter, match="is a file, not a folder"):
+    with pytest.raises(ParameterError, match="is a file, not a folder"):
         check_file_target("output", plain / "child.jsonl")
-    with pytest.raises(InvalidParameter, match="is a file; give a folder"):
+    with pytest.raises(ParameterError, match="is a file; give a folder"):
         check_directory_target("run_dir", plain)
-    with pytest.raises(InvalidParameter, match="no such file"):
+    with pytest.raises(ParameterError, match="no such file"):
         check_existing_file("prices", tmp_path / "missing.json")
     check_file_target("output", tmp_path / "new" / "file.jsonl")  # new: fine
     check_directory_target("run_dir", tmp_path / "new-run")
@@ -55,7 +55,7 @@ def test_paths_of_the_wrong_kind(tmp_path: Path) -> None:
 
 def test_exclusive_parameters_are_named_together() -> None:
     check_exclusive({"judge": False, "no_judge": True})
-    with pytest.raises(InvalidParameter) as raised:
+    with pytest.raises(ParameterError) as raised:
         check_exclusive({"judge": True, "no_judge": True})
     assert raised.value.parameters == ("judge", "no_judge")
 
@@ -68,7 +68,7 @@ def test_the_cli_shows_a_library_parameter_as_its_flag(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert result.output.startswith("error: --output: ")
-    runner_error = InvalidParameter("requests_per_minute", "must be greater than 0, got 0")
+    runner_error = ParameterError.about("requests_per_minute", "must be greater than 0, got 0")
     from typer.main import get_command
 
     from empathybench.cli.errors import user_error_text
@@ -76,6 +76,6 @@ def test_the_cli_shows_a_library_parameter_as_its_flag(tmp_path: Path) -> None:
     run = get_command(app).commands["run"]  # type: ignore[attr-defined]
     assert user_error_text(runner_error, run) == "--rpm: must be greater than 0, got 0"
     assert (
-        user_error_text(InvalidParameter("output", "x"), get_command(app).commands["generate"])
+        user_error_text(ParameterError.about("output", "x"), get_command(app).commands["generate"])
         == "--output: x"
     )  # type: ignore[attr-defined]

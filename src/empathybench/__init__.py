@@ -1,10 +1,125 @@
-"""empathybench: measure, explain and steer the empathy of large language models."""
+"""empathybench: measure, explain and steer the empathy of large language models.
 
-from importlib.metadata import PackageNotFoundError, version
+The Python API (``docs/python-api.md``)::
 
-try:
-    __version__ = version("empathybench")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+source"
+    import empathybench as eb
 
-__all__ = ["__version__"]
+    suite = eb.load_suite("standard-v1")
+    run = eb.run(suite, model="mock/echo", run_dir="runs/x", judges=[], limit=5)
+    summary = eb.summarize(run)
+
+Importing the package loads no command-line, UI or torch code, and the names below load
+their modules on first use (PEP 562), so ``import empathybench`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The ``report`` subpackage is imported before the ``report`` function is bound: importing a
+# submodule sets it as an attribute of its package only on its first import, so binding the
+# function afterwards keeps ``empathybench.report`` the function for good.
+import empathybench.report as _report_package  # noqa: F401
+from empathybench.api.summaries import report, summarize
+from empathybench.version import __version__  # first: modules below import it
+
+_LAZY: dict[str, str] = {
+    "DEFAULT_MODEL": "empathybench.models.defaults",
+    "DEFAULT_SUITE": "empathybench.scenarios.suites",
+    "DimensionSummary": "empathybench.analysis.summary",
+    "GenerationParams": "empathybench.models.base",
+    "Interval": "empathybench.analysis.summary",
+    "JudgeRunResult": "empathybench.judging.run_judges",
+    "ModelSpec": "empathybench.models.base",
+    "ParameterError": "empathybench.errors",
+    "ProgressCallback": "empathybench.progress",
+    "ProgressUpdate": "empathybench.progress",
+    "ReportFiles": "empathybench.report.run_report",
+    "RunLike": "empathybench.api.paths",
+    "RunOutcome": "empathybench.api.running",
+    "RunSummary": "empathybench.analysis.summary",
+    "Scenario": "empathybench.types",
+    "Suite": "empathybench.types",
+    "UserError": "empathybench.errors",
+    "default_judges": "empathybench.api.judging",
+    "generate_suite": "empathybench.api.suites",
+    "judge": "empathybench.api.judging",
+    "judge_async": "empathybench.api.judging",
+    "load_suite": "empathybench.api.suites",
+    "model_spec": "empathybench.api.running",
+    "resume": "empathybench.api.running",
+    "resume_async": "empathybench.api.running",
+    "run": "empathybench.api.running",
+    "run_async": "empathybench.api.running",
+}
+
+if TYPE_CHECKING:
+    from empathybench.analysis.summary import DimensionSummary, Interval, RunSummary
+    from empathybench.api.judging import default_judges, judge, judge_async
+    from empathybench.api.paths import RunLike
+    from empathybench.api.running import (
+        RunOutcome,
+        model_spec,
+        resume,
+        resume_async,
+        run,
+        run_async,
+    )
+    from empathybench.api.suites import generate_suite, load_suite
+    from empathybench.errors import ParameterError, UserError
+    from empathybench.judging.run_judges import JudgeRunResult
+    from empathybench.models.base import GenerationParams, ModelSpec
+    from empathybench.models.defaults import DEFAULT_MODEL
+    from empathybench.progress import ProgressCallback, ProgressUpdate
+    from empathybench.report.run_report import ReportFiles
+    from empathybench.scenarios.suites import DEFAULT_SUITE
+    from empathybench.types import Scenario, Suite
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name's module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'empathybench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "DEFAULT_SUITE",
+    "DimensionSummary",
+    "GenerationParams",
+    "Interval",
+    "JudgeRunResult",
+    "ModelSpec",
+    "ParameterError",
+    "ProgressCallback",
+    "ProgressUpdate",
+    "ReportFiles",
+    "RunLike",
+    "RunOutcome",
+    "RunSummary",
+    "Scenario",
+    "Suite",
+    "UserError",
+    "__version__",
+    "default_judges",
+    "generate_suite",
+    "judge",
+    "judge_async",
+    "load_suite",
+    "model_spec",
+    "report",
+    "resume",
+    "resume_async",
+    "run",
+    "run_async",
+    "summarize",
+]

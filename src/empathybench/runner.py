@@ -24,20 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.models.base import ModelAPI, ModelCallError, ModelOutput, ModelRequest, ModelSpec
 from empathybench.models.guided import AnswerGuide, AnswerMode
 from empathybench.models.registry import create_model, resolve_answer_mode
+from empathybench.progress import ProgressCallback, ProgressUpdate, report_progress
 from empathybench.prompts.answer_guide import answer_guide
 from empathybench.prompts.strategies import Strategy, apply_strategy, get_strategy
 from empathybench.runtime import provenance
@@ -112,7 +103,8 @@ class RunOptions:
     max_backoff_s: float = 30.0
     cache_path: Path | None = None
     prices: dict[str, Price] = field(default_factory=dict)
-    show_progress: bool = True
+    progress: ProgressCallback | None = None
+    """Called when the run starts and after every answer (see ``empathybench.progress``)."""
     answer_mode: AnswerMode | None = None
     """guided | free; None: guided for local models, free for the rest."""
     batch: bool = False
@@ -169,10 +161,12 @@ def load_run_suite(manifest: RunManifest) -> Suite:
 
 def select_items(item_set: ItemSet, limit: int | None, kinds: list[str] | None) -> list[RunItem]:
     if limit is not None and limit <= 0:
-        raise UserError("--limit must be a positive number")
+        raise ParameterError(f"limit must be a positive number, got {limit}", parameters=["limit"])
     chosen = [item for item in item_set.items if kinds is None or item.kind in kinds]
     if not chosen:
-        raise UserError(f"no items of kinds {kinds} in {item_set.name}")
+        raise ParameterError(
+            f"kinds {kinds} match no items in {item_set.name}", parameters=["kinds"]
+        )
     return chosen[:limit] if limit is not None else chosen
 
 
@@ -197,9 +191,10 @@ def run_answer_mode(
     if mode == "guided" and get_strategy(strategy).system_addendum is not None:
         if requested is None:
             return "free"
-        raise UserError(
-            f"--strategy {strategy} asks for a line of reasoning before the answer, which "
-            "guided answers leave no room for: use --answer-mode free"
+        raise ParameterError(
+            f"strategy={strategy} asks for a line of reasoning before the answer, which "
+            "guided answers leave no room for: use answer_mode=free",
+            parameters=["strategy", "answer_mode"],
         )
     return mode
 
@@ -268,10 +263,11 @@ def _check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) 
         if old != new
     ]
     if mismatches:
-        raise UserError(
+        raise ParameterError(
             f"{directory} holds a different run ({', '.join(mismatches)} differ: "
             f"{existing.model.get('provider')}/{existing.model.get('name')} on "
-            f"{existing.suite.name}); choose another --run-dir or resume with --resume"
+            f"{existing.suite.name}); choose another run_dir or resume that run",
+            parameters=["run_dir"],
         )
 
 
@@ -463,22 +459,6 @@ async def _answer_in_batches(
         await api.aclose()
 
 
-def _progress(enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[tokens]}"),
-        console=Console(stderr=True),
-        disable=not enabled,
-        transient=False,
-    )
-
-
 async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> RunResult:
     """Run (or resume) ``options`` and return the latest response of every item.
 
@@ -535,64 +515,74 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
     problems: list[str] = []
     started = time.perf_counter()
     store.responses.open()
+    task = f"answering with {options.spec.id}"
+    report_progress(options.progress, ProgressUpdate(task, skipped, len(items)))
     try:
-        with _progress(options.show_progress) as progress:
-            task = progress.add_task(
-                f"{options.spec.id}", total=len(items), completed=skipped, rate="", tokens=""
+
+        def record(response: Response) -> None:
+            nonlocal calls_before, answered
+            store.responses.append(response)
+            calls_before += response.attempts
+            answered += response.ok
+            totals.add(response)
+            done = totals.completed + totals.errors
+            elapsed = max(time.perf_counter() - started, 1e-9)
+            report_progress(
+                options.progress,
+                ProgressUpdate(
+                    task,
+                    done,
+                    len(items),
+                    input_tokens=totals.input_tokens,
+                    output_tokens=totals.output_tokens,
+                    items_per_second=(done - skipped) / elapsed,
+                ),
             )
 
-            def record(response: Response) -> None:
-                nonlocal calls_before, answered
-                store.responses.append(response)
-                calls_before += response.attempts
-                answered += response.ok
-                totals.add(response)
-                elapsed = max(time.perf_counter() - started, 1e-9)
-                done_now = totals.completed + totals.errors - skipped
-                progress.update(
-                    task,
-                    advance=1,
-                    rate=f"{done_now / elapsed:.1f} items/s",
-                    tokens=f"{totals.input_tokens:,} in / {totals.output_tokens:,} out tokens",
-                )
+        def batch_progress(done: int, total: int) -> None:
+            report_progress(
+                options.progress,
+                ProgressUpdate(
+                    f"{task} (batch {done}/{total})",
+                    totals.completed + totals.errors,
+                    len(items),
+                ),
+            )
 
-            def batch_progress(done: int, total: int) -> None:
-                progress.update(task, description=f"{options.spec.id} batch {done}/{total}")
-
-            async def worker(model: ModelAPI) -> None:
-                for item, epoch in work:
-                    record(
-                        await _answer(
-                            model,
-                            options,
-                            strategy,
-                            item,
-                            epoch,
-                            manifest.run_id,
-                            cache,
-                            limiter,
-                            answer_mode,
-                        )
-                    )
-
-            if sync_model is None:
-                problems = await _answer_in_batches(
-                    options,
-                    strategy,
-                    pending,
-                    manifest.run_id,
-                    cache,
-                    answer_mode,
-                    record,
-                    batch_progress,
-                )
-            else:
-                await asyncio.gather(
-                    *(
-                        worker(sync_model)
-                        for _ in range(min(options.max_connections, max(len(pending), 1)))
+        async def worker(model: ModelAPI) -> None:
+            for item, epoch in work:
+                record(
+                    await _answer(
+                        model,
+                        options,
+                        strategy,
+                        item,
+                        epoch,
+                        manifest.run_id,
+                        cache,
+                        limiter,
+                        answer_mode,
                     )
                 )
+
+        if sync_model is None:
+            problems = await _answer_in_batches(
+                options,
+                strategy,
+                pending,
+                manifest.run_id,
+                cache,
+                answer_mode,
+                record,
+                batch_progress,
+            )
+        else:
+            await asyncio.gather(
+                *(
+                    worker(sync_model)
+                    for _ in range(min(options.max_connections, max(len(pending), 1)))
+                )
+            )
     finally:
         store.responses.close()
         if cache is not None:

@@ -230,6 +230,9 @@ class Suite(BaseModel):
     sha256: str
     scenarios: tuple[Scenario, ...]
     info: SuiteInfo | None = None
+    source: str | None = None
+    """How to load it again (a bundled name or a file's absolute path); None for a suite
+    made in memory, which a run writes into its directory."""
 
     @property
     def track(self) -> RunTrack:

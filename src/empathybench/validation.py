@@ -15,25 +15,12 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError
 
 MAX_SEED = 2**32 - 1
 """Largest seed every consumer accepts (numpy's generators take 0 … 2**32 - 1)."""
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
-class InvalidParameter(UserError):
-    """A value given for one or more named parameters is not acceptable."""
-
-    def __init__(self, parameters: str | tuple[str, ...], problem: str) -> None:
-        self.parameters = (parameters,) if isinstance(parameters, str) else parameters
-        self.problem = problem
-        super().__init__(self.render(self.parameters))
-
-    def render(self, names: tuple[str, ...]) -> str:
-        """The message with each parameter shown as ``names`` (flags, in the CLI)."""
-        return f"{' and '.join(names)}: {self.problem}"
 
 
 def check_number(
@@ -49,13 +36,13 @@ def check_number(
     if value is None:
         return
     if isinstance(value, float) and not math.isfinite(value):
-        raise InvalidParameter(name, f"must be a finite number, got {value}")
+        raise ParameterError.about(name, f"must be a finite number, got {value}")
     if minimum is not None and value < minimum:
-        raise InvalidParameter(name, f"must be at least {minimum:g}, got {value:g}")
+        raise ParameterError.about(name, f"must be at least {minimum:g}, got {value:g}")
     if above is not None and value <= above:
-        raise InvalidParameter(name, f"must be greater than {above:g}, got {value:g}")
+        raise ParameterError.about(name, f"must be greater than {above:g}, got {value:g}")
     if maximum is not None and value > maximum:
-        raise InvalidParameter(name, f"must be at most {maximum:g}, got {value:g}")
+        raise ParameterError.about(name, f"must be at most {maximum:g}, got {value:g}")
 
 
 def check_count(
@@ -74,9 +61,9 @@ def check_existing_file(name: str, path: Path | None) -> None:
     if path is None:
         return
     if path.is_dir():
-        raise InvalidParameter(name, f"{path} is a folder; give a file")
+        raise ParameterError.about(name, f"{path} is a folder; give a file")
     if not path.exists():
-        raise InvalidParameter(name, f"{path}: no such file")
+        raise ParameterError.about(name, f"{path}: no such file")
 
 
 def check_existing_directory(name: str, path: Path | None) -> None:
@@ -84,16 +71,16 @@ def check_existing_directory(name: str, path: Path | None) -> None:
     if path is None:
         return
     if not path.exists():
-        raise InvalidParameter(name, f"{path}: no such folder")
+        raise ParameterError.about(name, f"{path}: no such folder")
     if not path.is_dir():
-        raise InvalidParameter(name, f"{path} is a file; give a folder")
+        raise ParameterError.about(name, f"{path} is a file; give a folder")
 
 
 def _parent_is_not_a_file(name: str, path: Path) -> None:
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
-                raise InvalidParameter(name, f"{path}: {parent} is a file, not a folder")
+                raise ParameterError.about(name, f"{path}: {parent} is a file, not a folder")
             return
 
 
@@ -102,9 +89,9 @@ def check_file_target(name: str, path: Path | None) -> None:
     if path is None:
         return
     if path.is_dir():
-        raise InvalidParameter(name, f"{path} is a folder; give a file name")
+        raise ParameterError.about(name, f"{path} is a folder; give a file name")
     if path.exists() and not path.is_file():
-        raise InvalidParameter(name, f"{path} is not a regular file")
+        raise ParameterError.about(name, f"{path} is not a regular file")
     _parent_is_not_a_file(name, path)
 
 
@@ -113,7 +100,7 @@ def check_directory_target(name: str, path: Path | None) -> None:
     if path is None:
         return
     if path.exists() and not path.is_dir():
-        raise InvalidParameter(name, f"{path} is a file; give a folder")
+        raise ParameterError.about(name, f"{path} is a file; give a folder")
     _parent_is_not_a_file(name, path)
 
 
@@ -125,9 +112,9 @@ def check_url(name: str, value: str | None) -> None:
         parts = urlsplit(value)
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError as error:
-        raise InvalidParameter(name, f"{value!r} is not a URL ({error})") from None
+        raise ParameterError.about(name, f"{value!r} is not a URL ({error})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidParameter(
+        raise ParameterError.about(
             name, f"{value!r} is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)"
         )
 
@@ -136,16 +123,16 @@ def check_exclusive(given: Mapping[str, bool]) -> None:
     """At most one of the named parameters is given."""
     chosen = tuple(name for name, present in given.items() if present)
     if len(chosen) > 1:
-        raise InvalidParameter(chosen, "cannot be used together; choose one")
+        raise ParameterError.about(chosen, "cannot be used together; choose one")
 
 
 def validated(model: type[ModelT], **values: object) -> ModelT:
-    """``model(**values)``; a refused field is an ``InvalidParameter`` naming that field."""
+    """``model(**values)``; a refused field is an ``ParameterError`` naming that field."""
     try:
         return model.model_validate(values)
     except ValidationError as error:
         first = error.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else model.__name__
-        raise InvalidParameter(
+        raise ParameterError.about(
             field, f"{first['msg'].lower()}, got {first.get('input')!r}"
         ) from None

@@ -126,7 +126,7 @@ def test_no_answers_and_bad_thresholds_are_user_errors(study_dir: Path, tmp_path
     with pytest.raises(UserError, match="no such study directory"):
         item_agreement(tmp_path / "nowhere")
     for bad in (0.0, 1.5, -0.1):
-        with pytest.raises(UserError, match="--min-agreement"):
+        with pytest.raises(UserError, match="min_agreement"):
             item_agreement(study_dir, min_agreement=bad)
 
 

@@ -25,7 +25,7 @@ from tests.annotation.annotation_helpers import GOAL_CANARY, scenarios, write_su
 from tests.fakes.app_server import free_port, stop, wait_until_serving
 from tests.fakes.browser import chromium
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 STEP_TIMEOUT_MS = 30_000
 PLANTED_SCRIPT = "<script>window.__pwned=1</script>"

@@ -132,11 +132,11 @@ def test_the_visible_item_ignores_every_hidden_field() -> None:
 @pytest.mark.parametrize(
     ("change", "fragment"),
     [
-        ({"train_n": 0}, "--train-n"),
-        ({"train_n": -5}, "--train-n"),
+        ({"train_n": 0}, "^train_n"),
+        ({"train_n": -5}, "^train_n"),
         ({"train_n": 10**9}, "200,000"),
-        ({"train_seed": 7}, "--train-seed"),
-        ({"train_seed": -1}, "--train-seed"),
+        ({"train_seed": 7}, "^train_seed"),
+        ({"train_seed": -1}, "^train_seed"),
     ],
 )
 def test_bad_training_options_are_user_errors(change: dict[str, int], fragment: str) -> None:

@@ -41,7 +41,7 @@ def test_batch_is_refused_before_any_call_for_providers_without_a_batch_api(
         result = run_cli(*args)
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: --batch needs a provider")
+    assert len(lines) == 1 and lines[0].startswith("error: --batch: needs a provider")
     assert server.submissions == 0 and server.sync_calls == 0
     assert not (tmp_path / "r").exists()
 

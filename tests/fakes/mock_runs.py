@@ -95,7 +95,6 @@ def make_run(
                 run_dir=directory,
                 epochs=epochs,
                 limit=limit,
-                show_progress=False,
             ),
             model,
         )
@@ -107,7 +106,6 @@ def make_run(
                     run_dir=directory,
                     judges=[parse_model_id(j) for j in judges],
                     settings=JudgeSettings(max_backoff_s=0.01),
-                    show_progress=False,
                 ),
                 models=judge_models,
             )

@@ -37,7 +37,6 @@ def make_study(
                     suite_source=str(directory / QUESTIONS_FILE),
                     spec=spec,
                     run_dir=study.run_dir(spec.id),
-                    show_progress=False,
                 ),
                 scripted.get(model),
             )

@@ -34,7 +34,7 @@ def test_a_judge_from_the_same_family_is_refused_unless_allowed() -> None:
         check_judge(tested, judge, allow_self_judge=False)
     decision = check_judge(tested, judge, allow_self_judge=True)
     assert decision.same_family and decision.allowed
-    assert "--allow-self-judge" in decision.reason
+    assert "allow_self_judge" in decision.reason
 
 
 def test_the_same_model_is_refused_even_with_an_unknown_family() -> None:

@@ -31,9 +31,7 @@ def test_settings_that_would_judge_nothing_are_refused_by_name(run_dir: Path) ->
 
     with pytest.raises(ParameterError, match="max_connections"):
         asyncio.run(
-            for_each_concurrently(
-                [1], nothing, description="x", max_connections=0, show_progress=False
-            )
+            for_each_concurrently([1], nothing, description="x", max_connections=0, progress=None)
         )
 
 
@@ -96,7 +94,7 @@ def test_failed_judgements_are_counted_and_retried(run_dir: Path) -> None:
         run_dir=run_dir,
         judges=[judge.spec],
         settings=JudgeSettings(max_reasks=0),
-        show_progress=False,
+        progress=None,
     )
     result = asyncio.run(judge_run(options, models={judge.spec.id: judge}))
     [judge_pass] = result.passes

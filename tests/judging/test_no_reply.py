@@ -286,7 +286,6 @@ def test_a_run_counts_no_replies_and_asks_the_judge_only_about_replies(
                 run_dir=run_dir,
                 judges=[judge.spec],
                 settings=JudgeSettings(max_backoff_s=0.01),
-                show_progress=False,
             ),
             models={judge.spec.id: judge},
         )
@@ -345,7 +344,7 @@ def test_verdicts_from_before_the_rule_are_redone_by_the_rule_without_a_call(
     judge = MockModel(parse_model_id("mock/judge-a"))
     result = asyncio.run(
         judge_run(
-            JudgeRunOptions(run_dir=run_dir, judges=[judge.spec], show_progress=False),
+            JudgeRunOptions(run_dir=run_dir, judges=[judge.spec]),
             models={judge.spec.id: judge},
         )
     )

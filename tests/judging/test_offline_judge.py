@@ -49,7 +49,6 @@ def _llm_judge(run_dir: Path, name: str = "mock/judge-a") -> None:
                 run_dir=run_dir,
                 judges=[parse_model_id(name)],
                 settings=JudgeSettings(max_backoff_s=0.01),
-                show_progress=False,
             )
         )
     )

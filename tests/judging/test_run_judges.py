@@ -1,8 +1,6 @@
 import asyncio
 from pathlib import Path
 
-import krippendorff
-import numpy as np
 import pytest
 
 from empathybench.analysis.summary import build_run_summary
@@ -26,7 +24,6 @@ def judge(
                 judges=specs,
                 allow_self_judge=allow,
                 settings=JudgeSettings(max_backoff_s=0.01),
-                show_progress=False,
             ),
             models=models,
         )
@@ -42,27 +39,45 @@ def test_a_panel_scores_every_item_and_records_its_decisions(run_dir: Path) -> N
     summary = build_run_summary(run_dir)
     assert summary.judges == ["mock/judge-a", "mock/judge-b"]
     assert (run_dir / "summary.json").is_file()
-    # Agreement matches the krippendorff package on the same ratings.
+    # Agreement is Krippendorff's interval alpha, computed here from its definition (not with
+    # the package the code calls), on every text dimension the panel scored.
+    keys = sorted(store.latest_responses())
+    checked = 0
     for dimension in TEXT_DIMENSIONS:
-        keys = sorted(store.latest_responses())
-        rows = []
-        for name in summary.judges:
-            verdicts = store.verdicts(name).latest()
-            rows.append(
-                [
-                    verdicts[k].scores[dimension].value
-                    if verdicts[k].scores.get(dimension)
-                    and verdicts[k].scores[dimension].status == "scored"
-                    else np.nan
-                    for k in keys
-                ]
-            )
-        data = np.array(rows, dtype=float)
-        usable = (~np.isnan(data)).sum(axis=0) >= 2
-        if usable.sum() < 2 or np.nanstd(data[:, usable]) == 0:
-            continue
-        expected = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
+        units = []
+        for key in keys:
+            values = []
+            for name in summary.judges:
+                score = store.verdicts(name).latest()[key].scores.get(dimension)
+                if score is not None and score.status == "scored" and score.value is not None:
+                    values.append(score.value)
+            units.append(values)
+        expected = interval_alpha(units)
+        assert expected is not None, dimension  # the two mock judges disagree on every one
         assert summary.agreement[dimension] == pytest.approx(expected)
+        checked += 1
+    assert checked == len(TEXT_DIMENSIONS)
+
+
+def interval_alpha(units: list[list[float]]) -> float | None:
+    """Krippendorff's alpha, interval metric: 1 - D_o / D_e over pairable values."""
+    pairable = [values for values in units if len(values) >= 2]
+    pooled = [v for values in pairable for v in values]
+    n = len(pooled)
+    if n < 2:
+        return None
+    observed = (
+        sum(
+            sum((a - b) ** 2 for i, a in enumerate(values) for j, b in enumerate(values) if i != j)
+            / (len(values) - 1)
+            for values in pairable
+        )
+        / n
+    )
+    expected = sum(
+        (a - b) ** 2 for i, a in enumerate(pooled) for j, b in enumerate(pooled) if i != j
+    ) / (n * (n - 1))
+    return None if expected == 0 else 1 - observed / expected
 
 
 def test_rejudging_only_scores_what_is_missing(run_dir: Path) -> None:

@@ -116,7 +116,6 @@ def test_items_run_through_the_openai_compatible_adapter(
                 run_dir=tmp_path / "run",
                 limit=3,
                 max_connections=1,
-                show_progress=False,
             )
         )
     )

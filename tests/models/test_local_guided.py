@@ -245,7 +245,6 @@ def test_runner_records_guided_mode_for_local_models(
                 spec=spec,
                 run_dir=tmp_path / "run",
                 limit=5,
-                show_progress=False,
                 cache_path=tmp_path / "cache.sqlite",
             )
         )
@@ -263,7 +262,6 @@ def test_runner_records_guided_mode_for_local_models(
                     spec=spec,
                     run_dir=tmp_path / "run",
                     limit=5,
-                    show_progress=False,
                     answer_mode="free",
                 )
             )

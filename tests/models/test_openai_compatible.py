@@ -281,7 +281,7 @@ def test_empty_answer_at_the_token_limit_is_incomplete_and_not_retried(
 ) -> None:
     error = failure(server, ok(text="", stop="length"))
     assert error.kind == "incomplete" and not error.retryable
-    assert "--max-tokens" in error.message
+    assert "raise max_tokens" in error.message
 
 
 def test_local_servers_default_to_the_lean_client_and_hosted_ones_to_the_sdk() -> None:

@@ -77,7 +77,7 @@ def test_run_sends_the_original_messages_and_marks_the_manifest(
                     suite_source=str(items_file),
                     spec=spec,
                     run_dir=tmp_path / "run",
-                    show_progress=False,
+                    progress=None,
                 )
             )
         )

@@ -64,7 +64,7 @@ def test_layers_path_override_and_errors(model_factory: Callable[..., LoadedMode
     assert decoder_layers(loaded.model, "model.layers") is loaded.model.model.layers
     with pytest.raises(UserError, match="not a list of decoder blocks"):
         decoder_layers(loaded.model, "model.embed_tokens")
-    with pytest.raises(UserError, match="--layers-path"):
+    with pytest.raises(UserError, match="pass layers_path"):
         decoder_layers(torch.nn.Linear(2, 2))
 
 

@@ -22,6 +22,8 @@ from tests.fakes.mock_runs import (
     scripted_judge,
 )
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def runs(

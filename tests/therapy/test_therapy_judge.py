@@ -109,14 +109,18 @@ def test_the_answer_cannot_break_out_of_its_data_block() -> None:
 
 
 def test_offline_judging_scores_every_source_once(study: Study) -> None:
-    first = judge_study(TherapyJudgeOptions(study_dir=study.directory, offline=["offline"]))
+    first = asyncio.run(
+        judge_study(TherapyJudgeOptions(study_dir=study.directory, offline=["offline"]))
+    )
     assert first.judged == 6 and first.skipped == 0  # 3 human + 3 model answers
     for source in (HUMAN, "mock/alpha"):
         verdicts = study.verdicts("offline", source)
         assert len(verdicts) == 3
         for verdict in verdicts.values():
             assert all(1.0 <= (verdict.scores[c].value or 0) <= 3.0 for c in COMPONENTS)
-    again = judge_study(TherapyJudgeOptions(study_dir=study.directory, offline=["offline"]))
+    again = asyncio.run(
+        judge_study(TherapyJudgeOptions(study_dir=study.directory, offline=["offline"]))
+    )
     assert (again.judged, again.skipped) == (0, 6)
     assert study.judges() == ["offline"]
 

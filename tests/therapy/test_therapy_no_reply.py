@@ -61,15 +61,16 @@ def test_judging_a_study_scores_empty_answers_by_rule_and_flags_loops(
         return '{"cognitive": 3, "emotional": 3, "behavioral": 3}'
 
     judge = MockModel(parse_model_id("mock/critic"), script=critic)
-    judge_study(
-        TherapyJudgeOptions(
-            study_dir=silent_study.directory,
-            judges=[judge.spec],
-            sources=["mock/silent"],
-            settings=JudgeSettings(max_backoff_s=0.01),
-            show_progress=False,
-        ),
-        models={judge.spec.id: judge},
+    asyncio.run(
+        judge_study(
+            TherapyJudgeOptions(
+                study_dir=silent_study.directory,
+                judges=[judge.spec],
+                sources=["mock/silent"],
+                settings=JudgeSettings(max_backoff_s=0.01),
+            ),
+            models={judge.spec.id: judge},
+        )
     )
     assert len(asked) == 1 and "I hear you" in asked[0]  # only the looping answer was judged
     verdicts = {k[0]: v for k, v in silent_study.verdicts("mock/critic", "mock/silent").items()}
@@ -97,9 +98,11 @@ def test_the_offline_scorer_never_sees_an_empty_answer(
         return real(texts, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(scorer, "score_responses", spy)
-    judge_study(
-        TherapyJudgeOptions(
-            study_dir=silent_study.directory, offline=["offline"], sources=["mock/silent"]
+    asyncio.run(
+        judge_study(
+            TherapyJudgeOptions(
+                study_dir=silent_study.directory, offline=["offline"], sources=["mock/silent"]
+            )
         )
     )
     assert seen == [[LOOP]]
@@ -125,14 +128,15 @@ def test_a_verdict_from_before_the_rule_is_redone_without_a_call(silent_study: S
         )
     log.close()
     judge = MockModel(parse_model_id("mock/critic"))
-    result = judge_study(
-        TherapyJudgeOptions(
-            study_dir=silent_study.directory,
-            judges=[judge.spec],
-            sources=["mock/silent"],
-            show_progress=False,
-        ),
-        models={judge.spec.id: judge},
+    result = asyncio.run(
+        judge_study(
+            TherapyJudgeOptions(
+                study_dir=silent_study.directory,
+                judges=[judge.spec],
+                sources=["mock/silent"],
+            ),
+            models={judge.spec.id: judge},
+        )
     )
     assert judge.total_calls == 0 and (result.judged, result.skipped) == (2, 1)
     verdicts = {k[0]: v for k, v in silent_study.verdicts("mock/critic", "mock/silent").items()}

@@ -33,7 +33,7 @@ from tests.fakes.mock_runs import (
     scripted_judge,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.torch]
+pytestmark = [pytest.mark.slow, pytest.mark.torch, pytest.mark.browser]
 
 SCORING_TIMEOUT_MS = 90_000
 STEP_TIMEOUT_MS = 30_000

@@ -22,6 +22,7 @@ from pydantic import Field
 
 from empathybench.analysis.summary import Interval, RunData, interval
 from empathybench.analysis.text_metrics import distinct_n, words
+from empathybench.extras import require_module
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.types import Record
 
@@ -88,16 +89,16 @@ class SecondaryMetricsFile(Record):
 
 @lru_cache(maxsize=1)
 def _vader() -> Any:
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return SentimentIntensityAnalyzer()
+    module = require_module(
+        "vaderSentiment.vaderSentiment", extra="lexicons", needed_for="the sentiment metric"
+    )
+    return module.SentimentIntensityAnalyzer()
 
 
 @lru_cache(maxsize=1)
 def _empath() -> Any:
-    from empath import Empath
-
-    return Empath()  # reads the bundled lexicon; only create_category would use the network
+    module = require_module("empath", extra="lexicons", needed_for="the Empath lexicon metrics")
+    return module.Empath()  # reads the bundled lexicon; only create_category would use the network
 
 
 def sentiment(text: str) -> float:

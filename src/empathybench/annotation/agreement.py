@@ -33,7 +33,7 @@ from empathybench.annotation.records import (
     KeyItem,
     StudyInfo,
 )
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.types import SCHEMA_VERSION, Letter, Record, ScenarioKind
 
 DEFAULT_MIN_AGREEMENT = 0.8
@@ -219,7 +219,10 @@ def _rater_accuracy(answers: Sequence[Annotation], keys: dict[str, KeyItem]) -> 
 
 def check_min_agreement(min_agreement: float) -> float:
     if not 0.0 < min_agreement <= 1.0:
-        raise UserError(f"--min-agreement {min_agreement}: use a share above 0 and at most 1")
+        raise ParameterError(
+            f"min_agreement {min_agreement}: use a share above 0 and at most 1",
+            parameters=["min_agreement"],
+        )
     return min_agreement
 
 

@@ -27,7 +27,7 @@ from empathybench.annotation.records import (
     AnnotationKey,
     StudyInfo,
 )
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, canonical_digest, pretty_json, read_json_record
 from empathybench.runtime.provenance import now_iso
 from empathybench.scenarios.suites import load_suite
@@ -51,7 +51,10 @@ def study_order(item_ids: list[str], *, seed: int, n: int | None = None) -> list
     if len(set(item_ids)) != len(item_ids):
         raise UserError("the suite has duplicate item ids; regenerate it")
     if n is not None and not 1 <= n <= len(item_ids):
-        raise UserError(f"--n {n}: the suite has {len(item_ids)} items; use 1 to {len(item_ids)}")
+        raise ParameterError(
+            f"n {n}: the suite has {len(item_ids)} items; use 1 to {len(item_ids)}",
+            parameters=["n"],
+        )
     ranked = sorted(
         item_ids, key=lambda item_id: (canonical_digest("order", seed, item_id), item_id)
     )
@@ -159,9 +162,10 @@ def _check_target(directory: Path, study: StudyInfo) -> Literal["created", "unch
         return "unchanged"
     answers = _answer_count(directory)
     if answers:
-        raise UserError(
+        raise ParameterError(
             f"{directory} holds study {existing.study_id} with {answers} answer(s); "
-            "use another directory for a different suite, seed or --n"
+            "use another directory for a different suite, seed or n",
+            parameters=["n"],
         )
     return "replaced"
 

@@ -62,7 +62,7 @@ from empathybench.audit.rules import (
     ValenceHelp,
 )
 from empathybench.audit.visible import VisibleItem, visible_item
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.scenarios.generator import (
     MAX_SEED,
     generate_records,
@@ -108,21 +108,23 @@ def suite_template_version(suite: Suite) -> str:
 
 def _check_training_options(suite: Suite, train_n: int, train_seed: int) -> None:
     if not 1 <= train_n <= MAX_TRAIN_N:
-        raise UserError(
-            f"train_n (--train-n) must be between 1 and {MAX_TRAIN_N:,} training items, "
-            f"got {train_n:,}"
+        raise ParameterError(
+            f"train_n must be between 1 and {MAX_TRAIN_N:,} training items, got {train_n:,}",
+            parameters=["train_n"],
         )
     if not 0 <= train_seed <= MAX_SEED:
-        raise UserError(
-            f"train_seed (--train-seed) must be between 0 and {MAX_SEED}, got {train_seed}"
+        raise ParameterError(
+            f"train_seed must be between 0 and {MAX_SEED}, got {train_seed}",
+            parameters=["train_seed"],
         )
     seeds = {item.provenance.seed for item in suite.scenarios}
     if suite.info is not None:
         seeds.add(suite.info.seed)
     if train_seed in seeds:
-        raise UserError(
-            f"train_seed (--train-seed) {train_seed} is the seed suite {suite.name} was "
-            "generated with; choose another so the training items are generated separately"
+        raise ParameterError(
+            f"train_seed {train_seed} is the seed suite {suite.name} was "
+            "generated with; choose another so the training items are generated separately",
+            parameters=["train_seed"],
         )
 
 

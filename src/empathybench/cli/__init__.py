@@ -13,7 +13,7 @@ import typer
 from empathybench.cli.annotate_commands import register as register_annotate_commands
 from empathybench.cli.audit_commands import register as register_audit_commands
 from empathybench.cli.console import err_console
-from empathybench.cli.errors import EXIT_USER_ERROR, ReportingGroup, print_error
+from empathybench.cli.errors import EXIT_USER_ERROR, ReportingGroup, error_message, print_error
 from empathybench.cli.export_commands import register as register_export_commands
 from empathybench.cli.judge_commands import register as register_judge_commands
 from empathybench.cli.original_commands import register as register_original_commands
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, standalone_mode=True)
     except UserError as error:
-        print_error(str(error))
+        print_error(error_message(error))
         sys.exit(EXIT_USER_ERROR)
     except KeyboardInterrupt:
         err_console.print("interrupted")

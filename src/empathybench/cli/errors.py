@@ -1,8 +1,8 @@
 """How the CLI reports an expected mistake: one ``error:`` line on stderr and exit code 2.
 
-Library errors name parameters (``InvalidParameter("max_tokens", …)``); here each parameter
-is shown as the flag or argument the user typed (``--max-tokens``), looked up on the command
-that was invoked, so new commands need no table.
+Library errors name parameters (``ParameterError(..., parameters=["max_tokens"])``); here
+each parameter is shown as the flag or argument the user typed (``--max-tokens``), looked up
+on the command that was invoked, so new commands need no table.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from empathybench.cli.console import err_console
-from empathybench.errors import UserError
-from empathybench.validation import InvalidParameter
+from empathybench.errors import ParameterError, UserError
 
 EXIT_USER_ERROR = 2
 
@@ -40,27 +39,43 @@ PARAMETER_ALIASES = {
     "batch_poll_s": "batch_poll",
     "options": "option",
     "scorer_head": "scorer",
+    "out": "output",
+    "judges": "judge",
+    "sources": "source",
+    "runs_dir": "runs",
+    "survey_dir": "survey",
+    "annotation_dir": "annotations",
 }
 """Library parameter → CLI parameter, where the CLI names the same value differently."""
 
 
-def flag_for(command: Any, parameter: str) -> str:
-    """How ``parameter`` (a Python name) is spelled on ``command``'s command line."""
+def flag_for(command: Any, parameter: str, value: str | None = None) -> str:
+    """How ``parameter`` (a Python name) is spelled on ``command``'s command line (``command``
+    None: the usual ``--name``), followed by ``value`` where the message gives one."""
     parameter = PARAMETER_ALIASES.get(parameter, parameter)
+    name = "--" + parameter.replace("_", "-")
     for param in getattr(command, "params", []):
         if param.name != parameter:
             continue
         long_flags = [opt for opt in param.opts if opt.startswith("--")]
         if param.param_type_name == "option":
-            return str(max(long_flags or param.opts, key=len))
-        return parameter.upper()
-    return "--" + parameter.replace("_", "-")
+            name = str(max(long_flags or param.opts, key=len))
+        else:
+            name = parameter.upper()
+        break
+    return name if value is None or value == "True" else f"{name} {value}"
 
 
-def user_error_text(error: UserError, command: Any) -> str:
-    if isinstance(error, InvalidParameter):
-        return error.render(tuple(flag_for(command, name) for name in error.parameters))
+def user_error_text(error: UserError, command: Any = None) -> str:
+    """What the user reads: library parameters named as ``command``'s flags."""
+    if isinstance(error, ParameterError):
+        return error.render(lambda parameter, value: flag_for(command, parameter, value))
     return str(error)
+
+
+def error_message(error: UserError) -> str:
+    """``error`` with its parameters named as flags, when no command is known."""
+    return user_error_text(error)
 
 
 class ReportingGroup(TyperGroup):

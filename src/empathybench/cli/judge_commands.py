@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from empathybench.analysis.summary import build_run_summary
-from empathybench.cli.console import console, err_console
+from empathybench.api.judging import judge as judge_run
+from empathybench.api.judging import plan_judges
+from empathybench.api.summaries import summarize
+from empathybench.cli.console import console
+from empathybench.cli.judge_view import print_judging, report_judge_failures
+from empathybench.cli.options import cache_choice, parse_options
+from empathybench.cli.progress import progress_bars
 from empathybench.cli.summary_view import print_summary
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
@@ -23,14 +27,11 @@ from empathybench.judging.calibration import (
     load_labels,
 )
 from empathybench.judging.llm_judge import JudgeSettings
-from empathybench.judging.offline_judge import check_offline_judge, judge_label
-from empathybench.judging.run_judges import JudgeRunOptions, judge_run
-from empathybench.models.base import ModelSpec
-from empathybench.models.registry import create_model, parse_model_id, resolve_api_key
+from empathybench.judging.offline_judge import check_offline_judge, is_offline_judge, judge_label
+from empathybench.models.registry import create_model
 from empathybench.runtime.cache import ResponseCache, check_cache_path, default_cache_path
-from empathybench.runtime.directory_lock import hold_directory
+from empathybench.runtime.event_loop import run_coroutine
 from empathybench.runtime.output_guard import check_output_file, has_fields
-from empathybench.runtime.run_store import RunStore
 from empathybench.validation import (
     check_count,
     check_existing_directory,
@@ -38,88 +39,6 @@ from empathybench.validation import (
     check_seed,
     check_url,
 )
-
-
-def judge_specs(
-    ids: list[str], base_url: str | None, options: dict[str, str | int | float | bool]
-) -> list[ModelSpec]:
-    specs = [parse_model_id(i, base_url=base_url, options=options) for i in ids]
-    for spec in specs:
-        resolve_api_key(spec)  # a missing key is reported before any work starts
-    return specs
-
-
-def split_judges(ids: list[str]) -> tuple[list[str], list[str]]:
-    """``(offline judge ids, LLM judge ids)`` from the ``--judge`` values."""
-    from empathybench.judging.offline_judge import is_offline_judge
-
-    return [i for i in ids if is_offline_judge(i)], [i for i in ids if not is_offline_judge(i)]
-
-
-def run_offline_judges(run_dir: Path, ids: list[str]) -> None:
-    from empathybench.judging.offline_runs import judge_run_offline
-
-    for judge_id in ids:
-        result = judge_run_offline(run_dir, judge_id)
-        console.print(
-            f"judge {judge_label(result.decisions[0].judge)}: judged {result.judged} item(s); "
-            f"{result.skipped} already judged",
-            highlight=False,
-        )
-
-
-def run_judges(
-    run_dir: Path,
-    specs: list[ModelSpec],
-    *,
-    allow_self_judge: bool,
-    max_connections: int,
-    max_reasks: int,
-    cache: Path | None,
-    show_progress: bool,
-) -> None:
-    result = asyncio.run(
-        judge_run(
-            JudgeRunOptions(
-                run_dir=run_dir,
-                judges=specs,
-                allow_self_judge=allow_self_judge,
-                max_connections=max_connections,
-                settings=JudgeSettings(max_reasks=max_reasks),
-                cache_path=cache,
-                show_progress=show_progress,
-            )
-        )
-    )
-    for decision in result.decisions:
-        console.print(f"judge {decision.judge}: {decision.reason}", highlight=False)
-    failed = sum(p.failed for p in result.passes)
-    console.print(
-        f"judged {result.judged - failed} item(s), {failed} failed; "
-        f"{result.skipped} already judged",
-        highlight=False,
-    )
-    report_judge_failures([(p.judge, p.attempted, p.failed, p.first_error) for p in result.passes])
-
-
-def report_judge_failures(passes: list[tuple[str, int, int, str | None]]) -> None:
-    """One line per judge whose judgements failed; exit 1 when a judge failed every one
-    (the stage did not happen: a wrong key, an unreachable server)."""
-    stage_failed = False
-    for judge, attempted, failed, reason in passes:
-        if not failed:
-            continue
-        every = failed == attempted
-        stage_failed |= every
-        err_console.print(
-            f"{'error' if every else 'warning'}: judge {judge}: {failed} of {attempted} "
-            f"judgement(s) failed ({reason or 'no verdict'}); they stay unscored and are "
-            "tried again by the next call",
-            highlight=False,
-            markup=False,
-        )
-    if stage_failed:
-        raise typer.Exit(1)
 
 
 def _judge(
@@ -152,26 +71,21 @@ def _judge(
     check_url("base_url", base_url)
     check_cache_path(cache)
     check_seed("seed", seed)
-    for judge_id in judge:
-        check_offline_judge(judge_id)
-    from empathybench.cli.run_commands import parse_options
-
-    offline, llm = split_judges(judge)
-    specs = judge_specs(llm, base_url, parse_options(option or []))
-    RunStore(run_dir).read_manifest()  # not a run: say so before a lock file is made
-    with hold_directory(run_dir):  # no run or other judge writes it meanwhile
-        if specs:
-            run_judges(
-                run_dir,
-                specs,
-                allow_self_judge=allow_self_judge,
-                max_connections=max_connections,
-                max_reasks=max_reasks,
-                cache=None if no_cache else (cache or default_cache_path()),
-                show_progress=not no_progress,
-            )
-        run_offline_judges(run_dir, offline)
-        print_summary(build_run_summary(run_dir, seed=seed))
+    with progress_bars(not no_progress) as progress:
+        result = judge_run(  # holds the run directory: no run or other judge writes it
+            run_dir,
+            judge,
+            allow_self_judge=allow_self_judge,
+            base_url=base_url,
+            options=parse_options(option or []),
+            max_connections=max_connections,
+            max_reasks=max_reasks,
+            cache=cache_choice(cache, no_cache),
+            progress=progress,
+        )
+    print_judging(result)
+    print_summary(summarize(run_dir, seed=seed))
+    report_judge_failures(result)
 
 
 def _judge_check(
@@ -214,10 +128,9 @@ def _judge_check(
         records = [r for r in records if r.split == split]
         if not records:
             raise UserError(f"{labels}: no records in split {split!r}")
-    offline, _ = split_judges([judge])
     report = (
         _offline_check(judge, records, labels)
-        if offline
+        if is_offline_judge(judge)
         else _llm_check(judge, records, labels, base_url, option, max_connections, no_cache)
     )
     print_agreement(
@@ -243,9 +156,7 @@ def _llm_check(
     max_connections: int,
     no_cache: bool,
 ) -> CalibrationReport:
-    from empathybench.cli.run_commands import parse_options
-
-    [spec] = judge_specs([judge], base_url, parse_options(option or []))
+    [spec] = plan_judges([judge], base_url=base_url, options=parse_options(option or [])).llm
     cache = None if no_cache else ResponseCache(default_cache_path())
 
     async def check() -> CalibrationReport:
@@ -263,7 +174,7 @@ def _llm_check(
             await model.aclose()
 
     try:
-        return asyncio.run(check())
+        return run_coroutine(check())
     finally:
         if cache is not None:
             cache.close()

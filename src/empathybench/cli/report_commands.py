@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
@@ -215,13 +214,14 @@ def _item_analysis(
 def key_check_failures(checks: dict[str, dict[str, KeyCheck]]) -> None:
     """Say which key checks failed; a key judge that failed every one stops the command
     (exit 1): "0 flagged" would read as a clean bill of health."""
-    from empathybench.cli.judge_commands import report_judge_failures
+    from empathybench.cli.judge_view import report_judge_failures
+    from empathybench.judging.run_judges import JudgePass
 
     passes = []
     for judge, by_item in checks.items():
         failed = [check.error for check in by_item.values() if check.error is not None]
         reason = f"{failed[0].kind}: {failed[0].message}" if failed else None
-        passes.append((judge, len(by_item), len(failed), reason))
+        passes.append(JudgePass(judge, len(by_item), len(failed), reason))
     report_judge_failures(passes)
 
 
@@ -248,13 +248,14 @@ def _run_key_checks(
     max_connections: int,
     no_cache: bool,
 ) -> dict[str, dict[str, KeyCheck]]:
-    from empathybench.cli.judge_commands import judge_specs
-    from empathybench.cli.run_commands import parse_options
+    from empathybench.api.judging import plan_judges
+    from empathybench.cli.options import parse_options
     from empathybench.judging.key_check import check_keys
     from empathybench.models.registry import create_model
     from empathybench.runtime.cache import ResponseCache, default_cache_path
+    from empathybench.runtime.event_loop import run_coroutine
 
-    specs = judge_specs(judges, base_url, parse_options(option or []))
+    specs = plan_judges(judges, base_url=base_url, options=parse_options(option or [])).llm
     scenarios = [s for s in run.suite.scenarios if any(k[0] == s.id for k in run.responses)]
     cache = None if no_cache else ResponseCache(default_cache_path())
 
@@ -277,7 +278,7 @@ def _run_key_checks(
         return results
 
     try:
-        return asyncio.run(check_all())
+        return run_coroutine(check_all())
     finally:
         if cache is not None:
             cache.close()

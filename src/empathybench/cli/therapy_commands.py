@@ -2,30 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from empathybench.api.running import model_spec
 from empathybench.cli.console import console
-from empathybench.cli.judge_commands import judge_specs, report_judge_failures, split_judges
-from empathybench.cli.run_commands import (
-    AnswerModeOption,
-    check_generation,
-    parse_options,
-    print_run_totals,
-)
-from empathybench.judging.llm_judge import JudgeSettings
+from empathybench.cli.judge_view import report_judge_failures
+from empathybench.cli.options import AnswerModeOption, cache_choice, parse_options
+from empathybench.cli.progress import progress_bars
+from empathybench.cli.run_commands import check_generation, print_run_totals
 from empathybench.judging.offline_judge import OFFLINE_JUDGE, judge_label
-from empathybench.models.base import GenerationParams
-from empathybench.models.registry import parse_model_id, resolve_answer_mode, resolve_api_key
-from empathybench.runner import RunOptions, execute_run
-from empathybench.runtime.cache import check_cache_path, default_cache_path
-from empathybench.runtime.directory_lock import hold_directory
+from empathybench.models.defaults import DEFAULT_MODEL
+from empathybench.runtime.cache import check_cache_path
 from empathybench.runtime.output_guard import check_output_file, has_fields, path_parser
-from empathybench.runtime.run_store import RunStore
+from empathybench.therapy.pipeline import DEFAULT_STUDY, judge_therapy, run_therapy
 from empathybench.therapy.prompt import THERAPIST_MAX_TOKENS
 from empathybench.therapy.questions import (
     BUNDLED_SAMPLE,
@@ -48,8 +41,6 @@ therapy_app = typer.Typer(
     help="The therapy track: counselling questions under the seed's therapist prompt.",
     no_args_is_help=True,
 )
-DEFAULT_STUDY = Path("studies/therapy")
-DEFAULT_CONNECTIONS = {"local": 64, "mock": 16}
 
 StudyOption = Annotated[Path, typer.Option("--study", help="Study directory.")]
 
@@ -101,7 +92,7 @@ def _questions_command(
 
 @therapy_app.command("run")
 def _run(
-    model: Annotated[str, typer.Option(help="Model id: provider/name.")] = "local/smollm2",
+    model: Annotated[str, typer.Option(help="Model id: provider/name.")] = DEFAULT_MODEL,
     study: StudyOption = DEFAULT_STUDY,
     questions: Annotated[
         str | None,
@@ -138,41 +129,31 @@ def _run(
     check_url("base_url", base_url)
     check_cache_path(cache)
     if questions is None and not Study(study).exists():
-        questions = BUNDLED_SAMPLE
-    loaded = _questions(questions, limit, question_column, answer_column)
-    provider = model.partition("/")[0]
-    spec = parse_model_id(
+        questions = BUNDLED_SAMPLE  # a new study: the sample, with --limit applied
+    spec = model_spec(
         model,
+        temperature=temperature,
+        seed=seed,
+        max_tokens=max_tokens,
         base_url=base_url,
         api_key_env=api_key_env,
-        params=GenerationParams(temperature=temperature, seed=seed, max_tokens=max_tokens),
         options=parse_options(option or []),
     )
-    earlier = Study(study).run_dir(spec.id)  # a source run again keeps its answer mode
-    if answer_mode is None and RunStore(earlier).exists():
-        answer_mode = RunStore(earlier).read_manifest().answer_mode
-    mode = resolve_answer_mode(spec, answer_mode)
-    resolve_api_key(spec)
-    with hold_directory(study):  # one process per study at a time
-        opened = Study.create_or_open(study, loaded)
-        question_set = opened.question_set()
-        options = RunOptions(
-            suite=question_set,
-            suite_source=str(study / "questions.jsonl"),
-            spec=spec,
-            run_dir=opened.run_dir(spec.id),
+    with progress_bars(not no_progress) as progress:
+        outcome = run_therapy(
+            spec,
+            study=study,
+            questions=_questions(questions, limit, question_column, answer_column),
             epochs=epochs,
-            max_connections=max_connections
-            or int(spec.options.get("batch_size", DEFAULT_CONNECTIONS.get(provider, 8))),
+            answer_mode=answer_mode,
+            max_connections=max_connections,
             requests_per_minute=rpm,
-            cache_path=None if no_cache else (cache or default_cache_path()),
-            show_progress=not no_progress,
-            answer_mode=mode,
+            cache=cache_choice(cache, no_cache),
+            progress=progress,
         )
-        result = asyncio.run(execute_run(options))
-        print_run_totals(result)
-        console.print(f"study {study}: sources {', '.join(opened.sources())}", highlight=False)
-    if result.manifest.status != "complete":
+    print_run_totals(outcome)
+    console.print(f"study {study}: sources {', '.join(Study(study).sources())}", highlight=False)
+    if not outcome.complete:
         raise typer.Exit(1)
 
 
@@ -203,26 +184,23 @@ def _judge(
     check_count("max_reasks", max_reasks, minimum=0)
     check_url("judge_base_url", judge_base_url)
     check_cache_path(cache)
-    from empathybench.therapy.judging import TherapyJudgeOptions, judge_study
-
-    offline, llm = split_judges(judge or [OFFLINE_JUDGE])
-    result = judge_study(
-        TherapyJudgeOptions(
-            study_dir=study,
-            judges=judge_specs(llm, judge_base_url, {}),
-            offline=offline,
+    judges = judge or [OFFLINE_JUDGE]
+    with progress_bars(not no_progress) as progress:
+        result = judge_therapy(
+            study,
+            judges=judges,
             sources=source,
             allow_self_judge=allow_self_judge,
+            base_url=judge_base_url,
             max_connections=max_connections,
-            settings=JudgeSettings(max_reasks=max_reasks),
-            cache_path=None if no_cache else (cache or default_cache_path()),
-            show_progress=not no_progress,
+            max_reasks=max_reasks,
+            cache=cache_choice(cache, no_cache),
+            progress=progress,
         )
-    )
-    judges = ", ".join(judge_label(j) for j in offline + llm)
     failed = sum(p.failed for p in result.passes)
     console.print(
-        f"judged {result.judged - failed} answer(s) with {judges}, {failed} failed; "
+        f"judged {result.judged - failed} answer(s) with "
+        f"{', '.join(judge_label(j) for j in judges)}, {failed} failed; "
         f"{result.skipped} already judged",
         highlight=False,
     )
@@ -233,7 +211,7 @@ def _judge(
                 f"{decision.decision.reason}",
                 highlight=False,
             )
-    report_judge_failures([(p.judge, p.attempted, p.failed, p.first_error) for p in result.passes])
+    report_judge_failures(result.passes)
 
 
 @therapy_app.command("report")

@@ -56,7 +56,7 @@ def _ui(
     )
     check_settings(settings)
     require_gradio()
-    warning = exposure_warning(host)
+    warning = exposure_warning(host, "--host 127.0.0.1")
     if warning is not None:
         err_console.print(warning, style="bold yellow", highlight=False, markup=False)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError
 from empathybench.models.base import ModelSpec
 from empathybench.types import JudgeDecision
 
@@ -60,19 +60,21 @@ def check_judge(
     judge: ModelSpec,
     *,
     allow_self_judge: bool,
-    allow_with: str = "--allow-self-judge",
+    allow_with: str = "allow_self_judge=True",
 ) -> JudgeDecision:
     """Refuse a judge from the tested model's family unless explicitly allowed.
 
-    ``allow_with`` is how the caller's user allows it (a CLI flag, an Inspect task argument).
+    ``allow_with`` is how the caller's user allows it: the library parameter by default (the
+    CLI shows it as ``--allow-self-judge``), or e.g. an Inspect task argument.
     """
     tested_family, judge_family = family_of(tested), family_of(judge)
     same = tested.id == judge.id or (tested_family is not None and tested_family == judge_family)
     if same and not allow_self_judge:
-        raise UserError(
+        raise ParameterError(
             f"judge {judge.id} is from the same family as the tested model {tested.id} "
             f"({judge_family or 'same model'}): a model must not judge its own family; choose "
-            f"another judge or pass {allow_with} (the decision is recorded)"
+            f"another judge or pass {allow_with} (the decision is recorded in the manifest)",
+            parameters=["allow_self_judge"],
         )
     if same:
         reason = f"same family, allowed explicitly with {allow_with}"

@@ -166,11 +166,13 @@ class JudgeSettings:
 
     def __post_init__(self) -> None:
         if self.max_reasks < 0:
-            raise ParameterError("max_reasks", f"must be 0 or more, got {self.max_reasks}")
+            raise ParameterError.about("max_reasks", f"must be 0 or more, got {self.max_reasks}")
         if self.max_attempts < 1:
-            raise ParameterError("max_attempts", f"must be at least 1, got {self.max_attempts}")
+            raise ParameterError.about(
+                "max_attempts", f"must be at least 1, got {self.max_attempts}"
+            )
         if self.max_tokens < 1:
-            raise ParameterError("max_tokens", f"must be at least 1, got {self.max_tokens}")
+            raise ParameterError.about("max_tokens", f"must be at least 1, got {self.max_tokens}")
 
 
 @dataclass

@@ -18,6 +18,7 @@ from empathybench.judging.llm_judge import JudgeSettings, judge_response
 from empathybench.judging.no_reply import classify_reply
 from empathybench.models.base import ModelAPI, ModelSpec
 from empathybench.models.registry import create_model
+from empathybench.progress import ProgressCallback
 from empathybench.runner import load_run_suite
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.cache import ResponseCache
@@ -37,7 +38,7 @@ class JudgeRunOptions:
     max_connections: int = 8
     settings: JudgeSettings = field(default_factory=JudgeSettings)
     cache_path: Path | None = None
-    show_progress: bool = True
+    progress: ProgressCallback | None = None
 
     def __post_init__(self) -> None:
         check_connections(self.max_connections)
@@ -207,5 +208,5 @@ async def _judge_all(
         judge_one,
         description=f"judging with {judge.spec.id}",
         max_connections=options.max_connections,
-        show_progress=options.show_progress,
+        progress=options.progress,
     )

@@ -196,7 +196,7 @@ def message_output(response: Any, *, answer_tool: str | None = None) -> ModelOut
         if raw_stop in ("length", "max_tokens"):
             raise ModelCallError(
                 "incomplete",
-                "empty answer: the token limit was reached before any text (raise --max-tokens)",
+                "empty answer: the token limit was reached before any text (raise max_tokens)",
             )
         raise ModelCallError("bad_response", f"empty answer (stop_reason={raw_stop})")
     usage = getattr(response, "usage", None)

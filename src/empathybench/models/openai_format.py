@@ -103,7 +103,7 @@ def output_from_parts(
         if finish in ("length", "max_tokens"):
             raise ModelCallError(
                 "incomplete",
-                "empty answer: the token limit was reached before any text (raise --max-tokens)",
+                "empty answer: the token limit was reached before any text (raise max_tokens)",
             )
         raise ModelCallError("bad_response", f"empty answer (finish_reason={finish})")
     reasoning = next(

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
+from empathybench.extras import require_module
 from empathybench.models.base import GenerationParams, ModelAPI, ModelSpec
 from empathybench.models.guided import ANSWER_MODES, AnswerMode
-from empathybench.validation import InvalidParameter, check_number, check_url
+from empathybench.validation import check_number, check_url
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Provider:
 
 
 _OPENAI = "empathybench.models.openai_compatible:OpenAICompatibleModel"
+_ANTHROPIC = "empathybench.models.anthropic_model:AnthropicModel"
+_LOCAL = "empathybench.models.local:LocalModel"
 _OPENAI_LEAN = "empathybench.models.openai_http:OpenAIHttpModel"
 CLIENTS = ("lean", "sdk")
 """``--option client=…`` for OpenAI-compatible providers: our aiohttp client or the SDK."""
@@ -90,19 +93,19 @@ PROVIDERS: dict[str, Provider] = {
             None,
             "OPENAI_COMPATIBLE_API_KEY",
             key_required=False,
-            description="any OpenAI-compatible server (--base-url)",
+            description="any OpenAI-compatible server (with a base URL)",
             lean_client=True,
         ),
         Provider(
             "anthropic",
-            "empathybench.models.anthropic_model:AnthropicModel",
+            _ANTHROPIC,
             None,
             "ANTHROPIC_API_KEY",
             description="Anthropic API",
         ),
         Provider(
             "local",
-            "empathybench.models.local:LocalModel",
+            _LOCAL,
             None,
             None,
             key_required=False,
@@ -141,7 +144,10 @@ def parse_model_id(
     check_model_options(options or {}, "options")
     url = base_url or provider.base_url
     if provider_name == "openai-compatible" and not url:
-        raise UserError("openai-compatible models need --base-url (e.g. http://127.0.0.1:8000/v1)")
+        raise ParameterError(
+            "openai-compatible models need base_url (e.g. http://127.0.0.1:8000/v1)",
+            parameters=["base_url"],
+        )
     return ModelSpec(
         provider=provider_name,
         name=name,
@@ -176,12 +182,12 @@ def check_model_options(options: dict[str, str | int | float | bool], parameter:
         kind, minimum = OPTION_RULES[key]
         if kind is bool:
             if not isinstance(value, bool):
-                raise InvalidParameter(parameter, f"{key}={value}: must be true or false")
+                raise ParameterError.about(parameter, f"{key}={value}: must be true or false")
             continue
         number_ok = isinstance(value, int | float) and not isinstance(value, bool)
         if not number_ok or (kind is int and not isinstance(value, int)):
             what = "a whole number" if kind is int else "a number"
-            raise InvalidParameter(parameter, f"{key}={value}: must be {what}")
+            raise ParameterError.about(parameter, f"{key}={value}: must be {what}")
         check_number(f"{parameter} {key}", float(value), minimum=minimum)
 
 
@@ -200,29 +206,38 @@ def guided_unsupported(spec: ModelSpec) -> str | None:
         if spec.options.get("structured_output", default) is True:
             return None
         return (
-            f"--answer-mode guided needs structured output (a JSON schema); {spec.id} does not "
-            "use it by default: add --option structured_output=true if the server supports "
-            "JSON-schema response_format, or use --answer-mode free"
+            f"answer_mode=guided needs structured output (a JSON schema); {spec.id} does not "
+            "use it by default: add the option structured_output=true if the server supports "
+            "JSON-schema response_format, or use answer_mode=free"
         )
     return (
-        f"--answer-mode guided is not available for {spec.provider} models (they cannot be "
-        "held to a JSON schema here); use --answer-mode free"
+        f"answer_mode=guided is not available for {spec.provider} models (they cannot be "
+        "held to a JSON schema here); use answer_mode=free"
+    )
+
+
+def answer_mode_named(requested: str) -> AnswerMode:
+    """``requested`` as an answer mode (``guided`` or ``free``)."""
+    for mode in ANSWER_MODES:
+        if requested == mode:
+            return mode
+    raise ParameterError(
+        f"answer_mode must be one of: {', '.join(ANSWER_MODES)}, not {requested!r}",
+        parameters=["answer_mode"],
     )
 
 
 def resolve_answer_mode(spec: ModelSpec, requested: str | None) -> AnswerMode:
     """The answer mode of a run: ``requested``, else guided for local models, free otherwise.
 
-    Raises ``UserError`` for an unknown mode, or guided on a provider that cannot do it.
+    Raises ``ParameterError`` for an unknown mode, or guided on a provider that cannot do it.
     """
     if requested is None:
         return "guided" if spec.provider == "local" else "free"
-    for mode in ANSWER_MODES:
-        if requested == mode:
-            if mode == "guided" and (reason := guided_unsupported(spec)) is not None:
-                raise UserError(reason)
-            return mode
-    raise UserError(f"--answer-mode must be one of: {', '.join(ANSWER_MODES)}, not {requested!r}")
+    mode = answer_mode_named(requested)
+    if mode == "guided" and (reason := guided_unsupported(spec)) is not None:
+        raise ParameterError(reason, parameters=["answer_mode"])
+    return mode
 
 
 def resolve_api_key(spec: ModelSpec) -> str | None:
@@ -258,16 +273,13 @@ def create_model(spec: ModelSpec, *, max_connections: int | None = None) -> Mode
     """
     import importlib
 
-    module_name, _, class_name = adapter_path(spec).partition(":")
-    try:
+    path = adapter_path(spec)
+    module_name, _, class_name = path.partition(":")
+    extra = {_OPENAI: "openai", _ANTHROPIC: "anthropic", _LOCAL: "local"}.get(path)
+    if extra is None:
         module = importlib.import_module(module_name)
-    except ImportError as error:
-        extra = (
-            " (install the local extra: pip install 'empathybench[local]')"
-            if (spec.provider == "local")
-            else ""
-        )
-        raise UserError(f"cannot load the {spec.provider} adapter: {error}{extra}") from None
+    else:
+        module = require_module(module_name, extra=extra, needed_for=f"{spec.provider}/… models")
     adapter: ModelAPI = getattr(module, class_name)(spec)
     size_pool = getattr(adapter, "size_pool", None)
     if max_connections is not None and callable(size_pool):

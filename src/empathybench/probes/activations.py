@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.probes.layers import decoder_layers
 
 Pooling = Literal["mean", "last"]
@@ -39,7 +39,9 @@ def resolve_format(tokenizer: Any, prompt_format: PromptFormat) -> Literal["chat
     """``auto`` is the chat template when the tokenizer has one, else plain text."""
     has_template = bool(getattr(tokenizer, "chat_template", None))
     if prompt_format == "chat" and not has_template:
-        raise UserError("--prompt-format chat: this tokenizer has no chat template")
+        raise ParameterError(
+            "prompt_format=chat: this tokenizer has no chat template", parameters=["prompt_format"]
+        )
     if prompt_format == "auto":
         return "chat" if has_template else "plain"
     return prompt_format

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 
 # model_type -> attribute path of the decoder blocks (a ModuleList) from the top-level model.
 FAMILY_LAYER_PATHS: dict[str, str] = {
@@ -64,9 +64,10 @@ def decoder_layers(model: Any, layers_path: str | None = None) -> Any:
         found = _attribute(model, path)
         if _is_block_list(found):
             return found
-    raise UserError(
+    raise ParameterError(
         f"cannot find the decoder blocks of a {model_type or 'model'!r} model: "
-        "pass --layers-path (the attribute path of its block list, e.g. model.layers)"
+        "pass layers_path (the attribute path of its block list, e.g. model.layers)",
+        parameters=["layers_path"],
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.models.local_weights import INSTALL_HINT
 
 DType = Literal["float32", "bfloat16", "float16"]
@@ -38,7 +38,9 @@ def require_torch() -> Any:
 def set_threads(threads: int | None) -> None:
     if threads is not None:
         if threads < 1:
-            raise UserError("--threads must be at least 1")
+            raise ParameterError(
+                f"threads must be at least 1, got {threads}", parameters=["threads"]
+            )
         require_torch().set_num_threads(threads)
 
 

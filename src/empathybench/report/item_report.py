@@ -54,7 +54,7 @@ def item_markdown(analysis: ItemAnalysis) -> str:
         "",
         f"Suite {analysis.suite} ({analysis.suite_sha256[:12]}…), {len(analysis.items)} items, "
         f"{len(analysis.runs)} model(s): {', '.join(analysis.runs)}.",
-        f"Key checks by: {', '.join(analysis.key_judges) or 'none (use --key-judge)'}.",
+        f"Key checks by: {', '.join(analysis.key_judges) or 'none (no key judge given)'}.",
         "Judges per run: "
         + "; ".join(f"{run}: {judges_text(analysis.judges[run])}" for run in analysis.runs)
         + ".",

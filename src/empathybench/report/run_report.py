@@ -24,7 +24,7 @@ from empathybench.analysis.summary import (
     summarize_run_data,
     write_summary,
 )
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.report.figures import FIGURES_DIR, FigureSet, write_figures
 from empathybench.report.html_report import REPORT_FILE, render_report_html
@@ -84,12 +84,17 @@ def load_report_runs(
     return report_runs, unreadable
 
 
-def write_report(paths: Sequence[Path], output: Path | None, *, seed: int = 0) -> ReportFiles:
+def write_report(paths: Sequence[Path], out: Path | None, *, seed: int = 0) -> ReportFiles:
+    """Tables, figures and report.html for the runs in ``paths`` in the folder ``out``
+    (default for one run: its own directory)."""
     runs, unreadable = load_report_runs(paths, seed=seed)
-    if output is None:
+    if out is None:
         if len(runs) > 1:
-            raise UserError(f"a report of {len(runs)} runs needs --output DIR")
-        output = runs[0].data.directory
+            raise ParameterError(
+                f"a report of {len(runs)} runs needs out (a folder)", parameters=["out"]
+            )
+        out = runs[0].data.directory
+    output = out
     if output.exists() and not output.is_dir():
         raise UserError(f"{output}: exists and is not a folder")
     output.mkdir(parents=True, exist_ok=True)

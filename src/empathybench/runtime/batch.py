@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.models.base import ModelOutput, ModelRequest, ModelSpec
 from empathybench.runtime import provenance
 from empathybench.types import CallError
@@ -89,15 +89,15 @@ def batch_unsupported(spec: ModelSpec) -> str | None:
     if spec.provider in BATCH_PROVIDERS:
         return None
     return (
-        f"--batch needs a provider with a batch API ({', '.join(BATCH_PROVIDERS)}); "
-        f"{spec.id} has none: run it without --batch"
+        f"needs a provider with a batch API ({', '.join(BATCH_PROVIDERS)}); "
+        f"{spec.id} has none: run it without batch answering"
     )
 
 
 def create_batch_api(spec: ModelSpec) -> BatchAPI:
     reason = batch_unsupported(spec)
     if reason is not None:
-        raise UserError(reason)
+        raise ParameterError.about("batch", reason)
     if spec.provider == "openai":
         from empathybench.models.batch_openai import OpenAIBatchAPI
 

@@ -19,10 +19,10 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.models.base import ModelOutput, ModelRequest, ModelSpec
 from empathybench.models.guided import GUIDED_VERSION
-from empathybench.validation import InvalidParameter, check_file_target
+from empathybench.validation import check_file_target
 
 CACHE_FORMAT = 1
 # Options that only change how we talk to the provider, not what it answers.
@@ -69,7 +69,7 @@ def check_cache_path(path: Path | None, parameter: str = "cache") -> None:
         return
     with path.open("rb") as handle:
         if handle.read(len(_SQLITE_HEADER)) != _SQLITE_HEADER:
-            raise InvalidParameter(parameter, f"{path} is not a cache database (SQLite)")
+            raise ParameterError.about(parameter, f"{path} is not a cache database (SQLite)")
 
 
 class ResponseCache:

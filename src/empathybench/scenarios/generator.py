@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, render_prompt
 from empathybench.scenarios.episode_models import EpisodeTemplateSet
@@ -96,7 +96,7 @@ class SpaceTooSmallError(UserError):
 def kind_counts(n: int, mix: Mapping[ScenarioKind, float]) -> dict[ScenarioKind, int]:
     """Split ``n`` by the weights in ``mix`` (largest remainder, ties in kind order)."""
     if n <= 0:
-        raise UserError(f"n must be a positive number of scenarios, got {n}")
+        raise ParameterError(f"n must be a positive number of scenarios, got {n}", parameters=["n"])
     weights = {kind: float(mix.get(kind, 0)) for kind in SCENARIO_KINDS}
     if any(weight < 0 for weight in weights.values()) or sum(weights.values()) <= 0:
         raise UserError("the kind mix needs non-negative weights with a positive total")
@@ -312,7 +312,9 @@ def generate_records(
     """Yield ``n`` distinct scenario records for ``seed``, lazily (flat memory in ``n``)."""
     check_count("n", n, maximum=MAX_GENERATE)
     if not 0 <= seed <= MAX_SEED:
-        raise UserError(f"seed must be between 0 and {MAX_SEED}, got {seed}")
+        raise ParameterError(
+            f"seed must be between 0 and {MAX_SEED}, got {seed}", parameters=["seed"]
+        )
     counts = kind_counts(n, default_mix(template_version) if mix is None else mix)
     templates = load_any_templates(template_version)
     spaces = _spaces(template_version)
@@ -321,7 +323,7 @@ def generate_records(
         if count > available[kind]:
             raise SpaceTooSmallError(
                 f"asked for {count:,} {kind} items but template {template_version} has only "
-                f"{available[kind]:,} {kind} combinations; lower --n or change --kinds"
+                f"{available[kind]:,} {kind} combinations; lower n or change the kind mix"
             )
     order = bytearray()
     for position, kind in enumerate(SCENARIO_KINDS):

@@ -23,6 +23,8 @@ from empathybench.jsonl import (
 from empathybench.types import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
+DEFAULT_SUITE = "standard-v1"
+"""The suite a run uses when none is given (the frozen standard set)."""
 
 
 @dataclass
@@ -101,7 +103,11 @@ def load_suite(name_or_path: str) -> Suite:
                 f"{info.sha256[:12]}…); reinstall empathybench"
             )
         return Suite(
-            name=info.name, sha256=actual, scenarios=tuple(read_records(path, Scenario)), info=info
+            name=info.name,
+            sha256=actual,
+            scenarios=tuple(read_records(path, Scenario)),
+            info=info,
+            source=info.name,
         )
     path = Path(name_or_path)
     if not path.exists():
@@ -122,7 +128,12 @@ def load_suite(name_or_path: str) -> Suite:
         )
 
     scenarios = load_original_items(path) if is_original_items_file(path) else _unique(path)
-    return Suite(name=path.stem, sha256=file_sha256(path), scenarios=tuple(scenarios))
+    return Suite(
+        name=path.stem,
+        sha256=file_sha256(path),
+        scenarios=tuple(scenarios),
+        source=str(path.resolve()),
+    )
 
 
 def _unique(path: Path) -> tuple[Scenario, ...]:
@@ -139,3 +150,12 @@ def _unique(path: Path) -> tuple[Scenario, ...]:
         first_line[scenario.id] = number
         scenarios.append(scenario)
     return tuple(scenarios)
+
+
+def suite_in_memory(name: str, scenarios: Iterable[Scenario]) -> Suite:
+    """A suite with no file yet; its hash is the one ``write_scenarios`` would give its file."""
+    items = tuple(scenarios)
+    digest = hashlib.sha256()
+    for scenario in items:
+        digest.update((canonical_json(scenario) + "\n").encode("utf-8"))
+    return Suite(name=name, sha256=digest.hexdigest(), scenarios=items)

@@ -19,11 +19,11 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import Field
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, read_json_record
 from empathybench.models.local_weights import import_optional
 from empathybench.types import Record
-from empathybench.validation import InvalidParameter, check_existing_directory
+from empathybench.validation import check_existing_directory
 
 HEAD_SCHEMA = 1
 CONFIG_FILE = "config.json"
@@ -124,7 +124,7 @@ def check_head_dir(parameter: str, directory: Path | None) -> None:
         return
     check_existing_directory(parameter, directory)
     if not (directory / CONFIG_FILE).is_file() or not (directory / WEIGHTS_FILE).is_file():
-        raise InvalidParameter(
+        raise ParameterError.about(
             parameter, f"{directory} is not a scorer head (needs {CONFIG_FILE} and {WEIGHTS_FILE})"
         )
 

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, canonical_digest, pretty_json, read_json_record
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.output_guard import check_output_directory
@@ -225,14 +225,16 @@ def _write_survey(directory: Path, form: SurveyForm, key: SurveyKey, *, force: b
     if existing is not None and not force:
         votes = _vote_count(directory, existing)
         if votes:
-            raise UserError(
+            raise ParameterError(
                 f"{directory} already holds survey {existing} with {votes} vote(s); "
-                "use another directory, or --force to replace it (votes are kept)"
+                "use another directory, or force=True to replace it (votes are kept)",
+                parameters=["force"],
             )
         if existing != form.survey_id:
-            raise UserError(
+            raise ParameterError(
                 f"{directory} already holds a different survey ({existing}); "
-                "use another directory, or --force to replace it"
+                "use another directory, or force=True to replace it",
+                parameters=["force"],
             )
     paths = [directory / FORM_FILE, directory / KEY_FILE]
     atomic_write_text(paths[0], pretty_json(form))

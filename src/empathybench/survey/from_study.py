@@ -7,7 +7,7 @@ answers) and every model, at most five.
 
 from __future__ import annotations
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError
 from empathybench.survey.build import SourceAnswers
 from empathybench.survey.records import MAX_SOURCES
 from empathybench.therapy.study import Study
@@ -19,9 +19,10 @@ def study_survey_inputs(
     """``(questions in study order, answers per source)`` for ``build_survey``."""
     chosen = sources or study.require().sources()
     if not sources and len(chosen) > MAX_SOURCES:
-        raise UserError(
+        raise ParameterError(
             f"{study.directory} has {len(chosen)} sources ({', '.join(chosen)}); a survey "
-            f"shows at most {MAX_SOURCES}: choose them with --source"
+            f"shows at most {MAX_SOURCES}: choose them with sources",
+            parameters=["sources"],
         )
     answers = study.answers(chosen)
     questions = [(q.id, q.question) for q in study.question_set().questions]

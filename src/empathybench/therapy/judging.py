@@ -22,6 +22,7 @@ from empathybench.judging.offline_judge import OFFLINE_JUDGE
 from empathybench.judging.run_judges import JudgePass, judge_pass, merge_passes
 from empathybench.models.base import ModelAPI, ModelSpec
 from empathybench.models.registry import create_model
+from empathybench.progress import ProgressCallback
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.concurrency import check_connections, for_each_concurrently
@@ -49,7 +50,7 @@ class TherapyJudgeOptions:
     max_connections: int = 8
     settings: JudgeSettings = field(default_factory=JudgeSettings)
     cache_path: Path | None = None
-    show_progress: bool = True
+    progress: ProgressCallback | None = None
 
     def __post_init__(self) -> None:
         check_connections(self.max_connections)
@@ -98,17 +99,20 @@ def self_judge_decisions(
     return decisions
 
 
-def judge_study(
+async def judge_study(
     options: TherapyJudgeOptions, models: dict[str, ModelAPI] | None = None
 ) -> TherapyJudgeResult:
     """Score every chosen source's answers with every judge in ``options`` (the study
-    directory is held exclusively meanwhile, see ``runtime.directory_lock``)."""
+    directory is held exclusively meanwhile, see ``runtime.directory_lock``).
+
+    The offline scorer runs in a worker thread, so the event loop stays free meanwhile.
+    """
     Study(options.study_dir).require()
     with hold_directory(options.study_dir):
-        return _judge_study(options, models)
+        return await _judge_study(options, models)
 
 
-def _judge_study(
+async def _judge_study(
     options: TherapyJudgeOptions, models: dict[str, ModelAPI] | None
 ) -> TherapyJudgeResult:
     study = Study(options.study_dir).require()
@@ -120,9 +124,9 @@ def _judge_study(
         )
     )
     for judge_id in options.offline:
-        _judge_offline(study, judge_id, answers, result, questions)
+        await asyncio.to_thread(_judge_offline, study, judge_id, answers, result, questions)
     for spec in options.judges:
-        asyncio.run(_judge_with_model(study, spec, questions, answers, options, models, result))
+        await _judge_with_model(study, spec, questions, answers, options, models, result)
     if result.decisions:
         study.record_decisions(result.decisions)
     return result
@@ -250,5 +254,5 @@ async def _judge_all(
         judge_one,
         description=f"judging {label}",
         max_connections=options.max_connections,
-        show_progress=options.show_progress,
+        progress=options.progress,
     )

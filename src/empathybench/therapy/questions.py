@@ -29,7 +29,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from empathybench.csv_cells import read_csv_text
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, canonical_json, read_json, read_json_lines
 from empathybench.therapy.prompt import THERAPIST_PROMPT_VERSION, therapist_messages
 from empathybench.types import ChatMessage, Record, RunTrack
@@ -132,9 +132,10 @@ def _pick_column(
         if candidate in columns:
             return candidate
     if what == "question":
-        raise UserError(
+        raise ParameterError(
             f"{where}: no question column (looked for {', '.join(candidates)}; columns: "
-            f"{', '.join(columns)}); name it with --question-column"
+            f"{', '.join(columns)}); name it with question_column",
+            parameters=["question_column"],
         )
     return None
 
@@ -149,7 +150,7 @@ def preprocess(
 ) -> list[TherapyQuestion]:
     """The seed's preprocessing: skip empty, drop duplicates (first kept), first ``limit``."""
     if limit is not None and limit < 1:
-        raise UserError("--limit must be a positive number")
+        raise ParameterError(f"limit must be a positive number, got {limit}", parameters=["limit"])
     columns = list(rows[0].keys()) if rows else []
     if not columns:
         raise UserError(f"{where}: no rows")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, pretty_json, read_json_record, read_records
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.directory_lock import LOCK_FILE
@@ -83,14 +83,18 @@ class Study:
         study = cls(directory)
         if study.exists():
             if questions is not None and questions.sha256 != study.info().questions_sha256:
-                raise UserError(
+                raise ParameterError.about(
+                    ("study", "questions"),
                     f"{directory} already holds a study of other questions "
                     f"({study.info().questions_name}, {study.info().n} questions); use another "
-                    "--study directory or leave out --questions to add a source to it"
+                    "study directory or leave the questions out to add a source to it",
                 )
             return study
         if questions is None:
-            raise UserError(f"{directory}: no study here yet; give --questions to start one")
+            raise ParameterError(
+                f"{directory}: no study here yet; give questions to start one",
+                parameters=["questions"],
+            )
         if directory.exists() and any(p.name != LOCK_FILE for p in directory.iterdir()):
             raise UserError(f"{directory}: exists and is not a therapy study directory")
         write_questions(directory / QUESTIONS_FILE, questions.questions)

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from empathybench.csv_cells import spreadsheet_safe
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.scorer import EmpathyScores
 
 FLAG_COLUMNS = (
@@ -52,9 +52,10 @@ class FlagLog:
         except (OSError, UnicodeDecodeError) as error:
             raise UserError(f"{self.path}: cannot be read as a flag file ({error})") from None
         if first != _header_line():
-            raise UserError(
+            raise ParameterError(
                 f"{self.path}: exists and is not an empathybench flag file (its first line "
-                f"is not {_header_line()}); choose another --flag-file"
+                f"is not {_header_line()}); choose another flag_file",
+                parameters=["flag_file"],
             )
 
     def append(

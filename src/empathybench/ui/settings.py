@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from empathybench.errors import UserError
+from empathybench.errors import ParameterError, UserError
 from empathybench.validation import check_file_target
 
 DEFAULT_HOST = "127.0.0.1"
@@ -49,14 +49,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def exposure_warning(host: str) -> str | None:
-    """The line to print when the app would listen beyond this machine."""
+def exposure_warning(host: str, local: str = 'host="127.0.0.1"') -> str | None:
+    """The line to print when the app would listen beyond this machine; ``local`` says how
+    the caller's user listens on this machine only (the CLI: ``--host 127.0.0.1``)."""
     if is_loopback(host):
         return None
     return (
         f"warning: listening on {host}: anyone who can reach this address can use the app, "
         "flag texts, cast survey votes and submit annotations (there is no login); use "
-        "--host 127.0.0.1 to keep it on this machine"
+        f"{local} to keep it on this machine"
     )
 
 
@@ -85,18 +86,33 @@ def require_gradio() -> str:
 def check_settings(settings: UiSettings) -> None:
     """Refuse options that would only fail later, inside the running app."""
     if not 0 < settings.port < 65536:
-        raise UserError(f"--port {settings.port}: use a port from 1 to 65535")
+        raise ParameterError(
+            f"port {settings.port}: use a port from 1 to 65535", parameters=["port"]
+        )
     if settings.runs_dir is not None and not settings.runs_dir.is_dir():
-        raise UserError(f"--runs {settings.runs_dir}: no such folder")
+        raise ParameterError(
+            f"runs_dir {settings.runs_dir}: no such folder", parameters=["runs_dir"]
+        )
     if settings.survey_dir is not None and not settings.survey_dir.is_dir():
-        raise UserError(f"--survey {settings.survey_dir}: no such folder")
+        raise ParameterError(
+            f"survey_dir {settings.survey_dir}: no such folder", parameters=["survey_dir"]
+        )
     if settings.annotation_dir is not None and not settings.annotation_dir.is_dir():
-        raise UserError(f"--annotations {settings.annotation_dir}: no such folder")
+        raise ParameterError(
+            f"annotation_dir {settings.annotation_dir}: no such folder",
+            parameters=["annotation_dir"],
+        )
     if settings.scorer_head is not None and not settings.scorer_head.is_dir():
-        raise UserError(f"--scorer {settings.scorer_head}: no such folder (a trained head)")
+        raise ParameterError(
+            f"scorer_head {settings.scorer_head}: no such folder (a trained head)",
+            parameters=["scorer_head"],
+        )
     from empathybench.scorer.heads import check_head_dir
 
-    check_head_dir("scorer", settings.scorer_head)
+    check_head_dir("scorer_head", settings.scorer_head)
     check_file_target("flag_file", settings.flag_file)
     if settings.flag_file.is_dir():
-        raise UserError(f"--flag-file {settings.flag_file}: is a folder; give a .csv file path")
+        raise ParameterError(
+            f"flag_file {settings.flag_file}: is a folder; give a .csv file path",
+            parameters=["flag_file"],
+        )
