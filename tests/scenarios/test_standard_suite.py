@@ -6,6 +6,7 @@ from empathybench.scenarios.episode_templates import episode_templates_sha256
 from empathybench.scenarios.generator import EPISODE_MIX
 from empathybench.scenarios.standard import RECIPES, STANDARD_V1, STANDARD_V2, build_suite
 from empathybench.scenarios.suites import (
+    DEFAULT_SUITE,
     bundled_suites,
     file_sha256,
     load_suite,
@@ -64,6 +65,10 @@ def test_standard_v1_composition() -> None:
 def test_standard_v1_is_valid() -> None:
     report = validate_file(suites_dir() / bundled_suites()["standard-v1"].file)
     assert report.ok, report.problems[:5]
+
+
+def test_standard_v2_is_the_default_suite() -> None:
+    assert DEFAULT_SUITE == STANDARD_V2.name == "standard-v2"
 
 
 def test_standard_v2_templates_are_unchanged() -> None:
