@@ -78,7 +78,8 @@ def _judges(judge: list[str] | None, no_judge: bool, *, resuming: bool) -> list[
 
 def _run(
     suite: Annotated[
-        str, typer.Option(help="Bundled suite name (standard-v2, standard-v1) or JSONL file.")
+        str,
+        typer.Option(help="Bundled suite name (`empathybench suites` lists them) or JSONL file."),
     ] = DEFAULT_SUITE,
     model: Annotated[str, typer.Option(help="Model id: provider/name.")] = DEFAULT_MODEL,
     run_dir: Annotated[
