@@ -27,6 +27,7 @@ from empathybench.scenarios.episode_models import (
     Appraisal,
     Episode,
     EpisodeTemplateSet,
+    StoryFrame,
 )
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern, template_dir
 
@@ -82,6 +83,19 @@ ORDER_WORDS = re.compile(
 # Help for distress (rule 4 of docs/templates-v2.md): a person with a negative emotion needs
 # help unless their own words give a reason they do not (handled, wants space, venting).
 REF_SLOT = re.compile(r"\{([abc]):ref\}")
+# Story frames fit the person's state (rule 13): words that say the person needs nothing
+# never go to someone who needs help, and words that presume distress never go to someone
+# who is well.
+SAYS_NEEDS_NOTHING = re.compile(
+    r"\b(nothing (more|else) to (add|say|do)|only wanted to share|just wanted (you to know|to "
+    r"share)|no edits needed|nothing (you|for you) (need|to do)|no need to (reply|answer)|"
+    r"don'?t need anything)\b",
+    re.IGNORECASE,
+)
+PRESUMES_DISTRESS = re.compile(
+    r"\b(distraction|take my mind off|cheer me up|get through (today|tonight)|rough day)\b",
+    re.IGNORECASE,
+)
 NEGATIVE_NO_HELP = frozenset({"handled", "wants_space", "venting"})
 
 
@@ -275,6 +289,25 @@ class _Checker:
         if elsewhere:
             self.problems.append(f"{where}: numbers belong in the people's own lines")
 
+    def story_frame_fit(self, frame: StoryFrame) -> None:
+        """A frame's words fit every state it lists (rule 13 of docs/templates-v2.md)."""
+        where = f"story frame {frame.id}"
+        if not frame.request and frame.help != [True]:
+            self.problems.append(
+                f"{where}: a finished story is shared only by someone who needs help (help: [true])"
+            )
+        says = SAYS_NEEDS_NOTHING.search(frame.text)
+        if says and True in frame.help:
+            self.problems.append(
+                f"{where}: says the person needs nothing ({says.group(0)!r}) but fits people "
+                "who need help"
+            )
+        presumes = PRESUMES_DISTRESS.search(frame.text)
+        if presumes and "positive" in frame.valence:
+            self.problems.append(
+                f"{where}: presumes distress ({presumes.group(0)!r}) but fits positive people"
+            )
+
     def banks(self) -> None:
         templates = self.templates
         for belief in templates.beliefs:
@@ -290,11 +323,23 @@ class _Checker:
         for frame in templates.story_frames:
             if set(re.findall(r"\{(\w+)\}", frame.text)) != {"character", "line"}:
                 self.problems.append(f"story frame {frame.id}: needs {{character}} and {{line}}")
+            self.story_frame_fit(frame)
             self.text(
                 f"story frame {frame.id}",
                 frame.text.replace("{character}", "X").replace("{line}", "Y"),
                 slots=False,
             )
+        for request in (True, False):
+            for valence in ("negative", "positive"):
+                for needs in (True, False) if request else (True,):
+                    if not any(
+                        f.request == request and f.fits(valence, needs)
+                        for f in templates.story_frames
+                    ):
+                        self.problems.append(
+                            f"story frames: no {'request' if request else 'share'} frame for a "
+                            f"{valence} person who {'needs' if needs else 'needs no'} help"
+                        )
         for entry in templates.character_lines:
             for i, line in enumerate(entry.lines):
                 self.text(f"character line {entry.id} {i}", line, slots=False)
