@@ -120,6 +120,16 @@ def test_a_clean_pair_passes() -> None:
         ({"board": {"resolved": ["Done: {refs}.", "Ready: {refs}."]}}, "everyone waits"),
         ({"board": {"resolved": ["Done.", "Ready: {refs}."]}}, "needs one {refs}"),
         ({"roles__a__lines": ["Ticket {a:ref} is mine.", "Mine."]}, "need a board"),
+        ({"roles__c__assistance": ["emotional_support"]}, "needs no help, yet assistance"),
+        (
+            {
+                "intro": [
+                    "{a}, {b} and {c} come in.",
+                    "{c} is already at the desk when {a} and {b} arrive.",
+                ]
+            },
+            "orders or places people",
+        ),
     ],
 )
 def test_each_rule_catches_its_defect(changes: dict[str, Any], expected: str) -> None:
@@ -208,3 +218,29 @@ def test_story_frames_cover_every_state() -> None:
     )
     problems = check_episode_templates(templates)
     assert any("no request frame for a positive person" in p for p in problems), problems
+
+
+def _board_episode(c_line: str) -> dict[str, Any]:
+    return _episode(
+        board={"resolved": ["Done: {refs}.", "Ready: {refs}."]},
+        roles__a__lines=["Ticket {a:ref}, my shoes.", "It's {a:ref}, the boots."],
+        roles__b__lines=["Ticket {b:ref}, a door key.", "Mine is {b:ref}, a key."],
+        roles__c__lines=[c_line, "I'm {c:ref}, a bag."],
+        roles__c__help=True,
+        roles__c__no_help=None,
+        roles__c__assistance=["practical_help"],
+    )
+
+
+def test_board_lines_voice_only_the_need_the_list_settles() -> None:
+    """A parcel found and waiting does not answer 'who sent it, it makes no sense'."""
+    clean = _board_episode("Card {c:ref}, just printer ink.")
+    assert _problems(clean, {**clean, "id": "t_two"}) == []
+    for puzzle in (
+        "Card {c:ref}, from Osaka, and customs fees are due, which makes no sense to me.",
+        "Card {c:ref}. Who in Japan would send me anything?",
+        "Card {c:ref}. Nobody I've asked knows anything about it.",
+    ):
+        open_need = _board_episode(puzzle)
+        problems = _problems(open_need, {**clean, "id": "t_two"})
+        assert any("voices a need the board does not settle" in p for p in problems), puzzle

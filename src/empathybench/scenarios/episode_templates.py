@@ -77,7 +77,8 @@ _MAX_LINE_WORDS = 60
 # them ("posts first", "a step behind", "nearest the desk").
 ORDER_WORDS = re.compile(
     r"\b(first|second|third|last|then|next|after|afterwards|before|behind|ahead|nearest|"
-    r"closest|followed|following|front|lead|leads|trailing|one after another)\b",
+    r"closest|followed|following|front|lead|leads|trailing|one after another|already|later|"
+    r"earlier|opens with|starts|started)\b",
     re.IGNORECASE,
 )
 # Help for distress (rule 4 of docs/templates-v2.md): a person with a negative emotion needs
@@ -97,6 +98,15 @@ PRESUMES_DISTRESS = re.compile(
     re.IGNORECASE,
 )
 NEGATIVE_NO_HELP = frozenset({"handled", "wants_space", "venting"})
+# On a board, the list settles each person's need: their lines voice no other need (a
+# question, or a puzzle the request does not answer: 'who sent it, it makes no sense').
+OPEN_QUESTION = re.compile(
+    r"\?|\b(no idea|makes no sense|can'?t work out|nobody\b[^.]{0,20}\b(knows|can say)|"
+    r"haven'?t the faintest|don'?t know (who|why|what|how|where|whether|if))\b",
+    re.IGNORECASE,
+)
+# What a person who needs no help may be given: nothing, or a share in their good news.
+NO_HELP_ASSISTANCE = frozenset({"no_action_needed", "celebrate"})
 
 
 def _yaml(path: Path) -> object:
@@ -249,6 +259,9 @@ class _Checker:
                 )
             if role.help and "no_action_needed" in role.assistance:
                 self.problems.append(f"{at}: help is needed but assistance says none")
+            offered = sorted(set(role.assistance) - NO_HELP_ASSISTANCE)
+            if not role.help and offered:
+                self.problems.append(f"{at}: needs no help, yet assistance lists {offered}")
             if len(set(role.lines)) != len(role.lines):
                 self.problems.append(f"{at}: repeated line")
             for i, line in enumerate([*role.lines, *role.cues]):
@@ -281,6 +294,14 @@ class _Checker:
         for name, role in roles:
             if not role.help:
                 self.problems.append(f"{where} role {name}: on a board everyone waits (help: true)")
+        for name, role in roles:
+            for i, line in enumerate(role.lines):
+                question = OPEN_QUESTION.search(line)
+                if question:
+                    self.problems.append(
+                        f"{where} role {name} line {i}: voices a need the board does not "
+                        f"settle ({question.group(0)!r}): {line!r}"
+                    )
         for (name, i), found in said.items():
             if found != {name}:
                 self.problems.append(
