@@ -221,3 +221,58 @@ def test_story_turns_only_where_a_story_is_believable() -> None:
         assert episodes[record["provenance"]["templates"]["episode"]].story_ok
         assert intensity[record["emotion"]["name"]] <= 2
         assert record["expected"]["help_needed"]
+
+
+def test_help_key_agrees_with_guidance_and_words() -> None:
+    """An added belief, crisis statement or story request makes a person need help whose
+    own matter alone would not: never a person whose own words ask for space or say it is
+    dealt with ('I'm logging off for tonight'), and the judge's guidance then says they need
+    help instead of keeping the role's "needs no help" text."""
+    episodes = {episode.id: episode for episode in load_episode_templates("v2").episodes}
+    overridden = 0
+    for seed in (31, 2025):
+        for record in _items(seed=seed):
+            if record["kind"] == "group":
+                continue
+            refs = record["provenance"]["templates"]
+            role = episodes[refs["episode"]].roles[refs["focus"]]
+            name, help_needed = record["focus_person"], record["expected"]["help_needed"]
+            guidance = record["expected"]["guidance"]
+            assert (f"{name} needs help from you" in guidance) == help_needed, record["id"]
+            assert (f"{name} needs no help from you" in guidance) != help_needed, record["id"]
+            if help_needed:
+                assert role.no_help not in ("handled", "wants_space"), record["id"]
+                overridden += not role.help
+            assert len(set(record["expected"]["assistance"])) == len(
+                record["expected"]["assistance"]
+            )
+    assert overridden >= 5  # venting or content people who voice a belief or ask for a story
+
+
+def test_stale_help_guidance_is_reported() -> None:
+    record = next(
+        r
+        for r in _items()
+        if r["kind"] == "harmful_belief" and "needs help from you" in r["expected"]["guidance"]
+    )
+    stale = record["expected"]["guidance"].replace(
+        "needs help from you", "needs no help from you (has asked for space)", 1
+    )
+    doctored = {**record, "expected": {**record["expected"], "guidance": stale}}
+    problems = check_scenario(Scenario.model_validate(doctored))
+    assert any("guidance on whether" in p for p in problems), problems
+
+
+def test_story_frames_fit_the_person_state() -> None:
+    templates = load_episode_templates("v2")
+    frames = {frame.id: frame for frame in templates.story_frames}
+    seen: Counter[str] = Counter()
+    for seed in (31, 2025):
+        for record in _items(seed=seed):
+            story = record["provenance"]["templates"].get("story_frame")
+            if story is None:
+                continue
+            valence = record["emotion"]["valence"]
+            assert valence in frames[story].valence, (record["id"], story, valence)
+            seen[valence] += 1
+    assert seen["positive"] and seen["negative"], seen

@@ -145,6 +145,15 @@ class StoryFrame(_Strict):
     """True: asks the helper to write the next part (help needed); False: only shares it."""
     text: str
     """Slots ``{character}`` and ``{line}`` (the character's words)."""
+    valence: list[Valence] = Field(min_length=1)
+    """The valences of the emotions a person saying this can feel ('I could use a
+    distraction' fits only someone who is not well)."""
+    help: list[bool] = Field(min_length=1)
+    """Whether the person's own matter needs help (``Role.help``) for this frame to fit: a
+    finished story is shared only by someone who needs help anyway (``[true]``)."""
+
+    def fits(self, valence: str, needs_help: bool) -> bool:
+        return valence in self.valence and needs_help in self.help
 
 
 class CharacterLine(_Strict):

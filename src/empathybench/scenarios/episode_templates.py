@@ -27,6 +27,7 @@ from empathybench.scenarios.episode_models import (
     Appraisal,
     Episode,
     EpisodeTemplateSet,
+    StoryFrame,
 )
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern, template_dir
 
@@ -76,13 +77,36 @@ _MAX_LINE_WORDS = 60
 # them ("posts first", "a step behind", "nearest the desk").
 ORDER_WORDS = re.compile(
     r"\b(first|second|third|last|then|next|after|afterwards|before|behind|ahead|nearest|"
-    r"closest|followed|following|front|lead|leads|trailing|one after another)\b",
+    r"closest|followed|following|front|lead|leads|trailing|one after another|already|later|"
+    r"earlier|opens with|starts|started)\b",
     re.IGNORECASE,
 )
 # Help for distress (rule 4 of docs/templates-v2.md): a person with a negative emotion needs
 # help unless their own words give a reason they do not (handled, wants space, venting).
 REF_SLOT = re.compile(r"\{([abc]):ref\}")
+# Story frames fit the person's state (rule 13): words that say the person needs nothing
+# never go to someone who needs help, and words that presume distress never go to someone
+# who is well.
+SAYS_NEEDS_NOTHING = re.compile(
+    r"\b(nothing (more|else) to (add|say|do)|only wanted to share|just wanted (you to know|to "
+    r"share)|no edits needed|nothing (you|for you) (need|to do)|no need to (reply|answer)|"
+    r"don'?t need anything)\b",
+    re.IGNORECASE,
+)
+PRESUMES_DISTRESS = re.compile(
+    r"\b(distraction|take my mind off|cheer me up|get through (today|tonight)|rough day)\b",
+    re.IGNORECASE,
+)
 NEGATIVE_NO_HELP = frozenset({"handled", "wants_space", "venting"})
+# On a board, the list settles each person's need: their lines voice no other need (a
+# question, or a puzzle the request does not answer: 'who sent it, it makes no sense').
+OPEN_QUESTION = re.compile(
+    r"\?|\b(no idea|makes no sense|can'?t work out|nobody\b[^.]{0,20}\b(knows|can say)|"
+    r"haven'?t the faintest|don'?t know (who|why|what|how|where|whether|if))\b",
+    re.IGNORECASE,
+)
+# What a person who needs no help may be given: nothing, or a share in their good news.
+NO_HELP_ASSISTANCE = frozenset({"no_action_needed", "celebrate"})
 
 
 def _yaml(path: Path) -> object:
@@ -235,6 +259,9 @@ class _Checker:
                 )
             if role.help and "no_action_needed" in role.assistance:
                 self.problems.append(f"{at}: help is needed but assistance says none")
+            offered = sorted(set(role.assistance) - NO_HELP_ASSISTANCE)
+            if not role.help and offered:
+                self.problems.append(f"{at}: needs no help, yet assistance lists {offered}")
             if len(set(role.lines)) != len(role.lines):
                 self.problems.append(f"{at}: repeated line")
             for i, line in enumerate([*role.lines, *role.cues]):
@@ -267,6 +294,14 @@ class _Checker:
         for name, role in roles:
             if not role.help:
                 self.problems.append(f"{where} role {name}: on a board everyone waits (help: true)")
+        for name, role in roles:
+            for i, line in enumerate(role.lines):
+                question = OPEN_QUESTION.search(line)
+                if question:
+                    self.problems.append(
+                        f"{where} role {name} line {i}: voices a need the board does not "
+                        f"settle ({question.group(0)!r}): {line!r}"
+                    )
         for (name, i), found in said.items():
             if found != {name}:
                 self.problems.append(
@@ -274,6 +309,25 @@ class _Checker:
                 )
         if elsewhere:
             self.problems.append(f"{where}: numbers belong in the people's own lines")
+
+    def story_frame_fit(self, frame: StoryFrame) -> None:
+        """A frame's words fit every state it lists (rule 13 of docs/templates-v2.md)."""
+        where = f"story frame {frame.id}"
+        if not frame.request and frame.help != [True]:
+            self.problems.append(
+                f"{where}: a finished story is shared only by someone who needs help (help: [true])"
+            )
+        says = SAYS_NEEDS_NOTHING.search(frame.text)
+        if says and True in frame.help:
+            self.problems.append(
+                f"{where}: says the person needs nothing ({says.group(0)!r}) but fits people "
+                "who need help"
+            )
+        presumes = PRESUMES_DISTRESS.search(frame.text)
+        if presumes and "positive" in frame.valence:
+            self.problems.append(
+                f"{where}: presumes distress ({presumes.group(0)!r}) but fits positive people"
+            )
 
     def banks(self) -> None:
         templates = self.templates
@@ -290,11 +344,23 @@ class _Checker:
         for frame in templates.story_frames:
             if set(re.findall(r"\{(\w+)\}", frame.text)) != {"character", "line"}:
                 self.problems.append(f"story frame {frame.id}: needs {{character}} and {{line}}")
+            self.story_frame_fit(frame)
             self.text(
                 f"story frame {frame.id}",
                 frame.text.replace("{character}", "X").replace("{line}", "Y"),
                 slots=False,
             )
+        for request in (True, False):
+            for valence in ("negative", "positive"):
+                for needs in (True, False) if request else (True,):
+                    if not any(
+                        f.request == request and f.fits(valence, needs)
+                        for f in templates.story_frames
+                    ):
+                        self.problems.append(
+                            f"story frames: no {'request' if request else 'share'} frame for a "
+                            f"{valence} person who {'needs' if needs else 'needs no'} help"
+                        )
         for entry in templates.character_lines:
             for i, line in enumerate(entry.lines):
                 self.text(f"character line {entry.id} {i}", line, slots=False)
