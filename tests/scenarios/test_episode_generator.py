@@ -8,12 +8,14 @@ from collections import Counter, defaultdict
 from functools import cache
 from typing import Any
 
+import pytest
+
 from empathybench.jsonl import canonical_json_data
 from empathybench.scenarios.episode_models import ROLE_NAMES, Episode
 from empathybench.scenarios.episode_rendering import build_episode_record
 from empathybench.scenarios.episode_space import build_episode_space, distinct_prompts
 from empathybench.scenarios.episode_templates import load_episode_templates
-from empathybench.scenarios.generator import generate_records
+from empathybench.scenarios.generator import EPISODE_MIX, SpaceTooSmallError, generate_records
 from empathybench.scenarios.validation import check_scenario
 from empathybench.types import Scenario
 
@@ -276,3 +278,27 @@ def test_story_frames_fit_the_person_state() -> None:
             assert valence in frames[story].valence, (record["id"], story, valence)
             seen[valence] += 1
     assert seen["positive"] and seen["negative"], seen
+
+
+def _scenes(records: list[dict[str, Any]]) -> tuple[Counter[tuple[str, str]], Counter[str]]:
+    templates = [r["provenance"]["templates"] for r in records]
+    people = Counter((t["episode"], t["focus"]) for t in templates)
+    return people, Counter(t["family"] for t in templates)
+
+
+def test_a_spread_draw_asks_about_each_person_once_and_caps_each_scene_family() -> None:
+    free = list(generate_records(100, 2718, dict(EPISODE_MIX), "v2"))
+    people, _ = _scenes(free)
+    assert max(people.values()) > 1  # the free walk repeats a person: what the spread is for
+    spread = list(generate_records(100, 2718, dict(EPISODE_MIX), "v2", per_family=4))
+    people, families = _scenes(spread)
+    assert max(people.values()) == 1 and max(families.values()) <= 4
+    assert Counter(r["kind"] for r in spread) == Counter(r["kind"] for r in free)
+    assert Counter(r["correct_letter"] for r in spread) == Counter(
+        r["correct_letter"] for r in free
+    )
+
+
+def test_a_spread_the_templates_cannot_meet_is_one_clear_error() -> None:
+    with pytest.raises(SpaceTooSmallError, match="ran out of new scenes"):
+        list(generate_records(60, 1, {"group": 1}, "v2", per_family=1))
