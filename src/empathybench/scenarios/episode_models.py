@@ -76,6 +76,11 @@ class Role(_Strict):
     """Could plausibly go on to voice a harsh belief about themselves."""
     crisis_ok: bool = False
     """The situation is heavy enough that a statement of severe distress would be believable."""
+    safety: bool | None = None
+    """The person's matter is a safety one (a medicine, an injury, a danger), so no story turn
+    goes with it: a story request tacked onto a possible medicine mix-up hides the safety
+    issue. The checker asks for it (true or false) on a role in a ``story_ok`` episode whose
+    lines name a safety word."""
 
 
 class Board(_Strict):

@@ -143,11 +143,14 @@ def _statement_frames(
 def story_eligible(templates: EpisodeTemplateSet, episode: Episode, focus: str) -> bool:
     """Role-play turns only where a story is believable: an episode marked ``story_ok`` and a
     person whose emotion is not intense (an outraged or elated person does not switch to
-    a bedtime story)."""
+    a bedtime story) and whose matter is not a safety one (a medicine mix-up)."""
     role = episode.roles[focus]
     emotion = next(e for e in templates.emotions if e.name == role.emotion)
     return (
-        episode.story_ok and emotion.intensity <= MAX_STORY_INTENSITY and may_need_help_added(role)
+        episode.story_ok
+        and not role.safety
+        and emotion.intensity <= MAX_STORY_INTENSITY
+        and may_need_help_added(role)
     )
 
 

@@ -83,6 +83,14 @@ ORDER_WORDS = re.compile(
     r"queuing|queueing|one at a time|one by one)\b",
     re.IGNORECASE,
 )
+# Story turns stay away from safety matters (rule 13): in a story_ok episode, a role whose
+# lines name one of these must say whether its matter is a safety one (``safety``).
+SAFETY_WORDS = re.compile(
+    r"\b(tablets?|pills?|medicines?|medication|doses?|prescriptions?|insulin|injur\w*|ankle|"
+    r"sprain\w*|bleeding|ambulance|A&E|scan|hospital|gas|smoke|fire|burn\w*|overdose|heart|"
+    r"blood pressure|chest pain)\b",
+    re.IGNORECASE,
+)
 # Intros bring all three to the helper together, so a cue must not put a person at another
 # spot ('on the bench by the window' after 'all three come up to the counter').
 CUE_PLACE = re.compile(
@@ -334,6 +342,12 @@ class _Checker:
                         f"{at}: a cue places the person apart ({place.group(0)!r}), which can "
                         f"clash with an intro that brings all three together: {cue!r}"
                     )
+            safety = next(filter(None, map(SAFETY_WORDS.search, role.lines)), None)
+            if episode.story_ok and safety and role.safety is None:
+                self.problems.append(
+                    f"{at}: names a possible safety matter ({safety.group(0)!r}) in a story_ok "
+                    "episode; say whether it is one (safety: true keeps story turns away)"
+                )
             if role.cues and not episode.visible:
                 self.problems.append(f"{at}: cues on a {episode.channel} channel")
 
