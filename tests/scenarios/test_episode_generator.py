@@ -223,6 +223,31 @@ def test_story_turns_only_where_a_story_is_believable() -> None:
         assert episodes[record["provenance"]["templates"]["episode"]].story_ok
         assert intensity[record["emotion"]["name"]] <= 2
         assert record["expected"]["help_needed"]
+    # No story turn goes with a safety matter (a medicine mix-up), and several roles carry them.
+    roles = {
+        (r["provenance"]["templates"]["episode"], r["provenance"]["templates"]["focus"])
+        for r in stories
+    }
+    assert not any(episodes[episode].roles[focus].safety for episode, focus in roles)
+    assert len({(episodes[e].family, focus) for e, focus in roles}) >= 5
+
+
+def test_guidance_says_each_thing_once_and_crisis_help_only_with_a_crisis() -> None:
+    records = _items()
+    for record in records:
+        assert check_scenario(Scenario.model_validate(record)) == [], record["id"]
+    group = next(
+        r
+        for r in records
+        if r["kind"] == "group"
+        and f"Who needs help: {r['focus_person']}" in r["expected"]["guidance"]
+    )
+    expected = group["expected"]
+    repeated = {**expected, "guidance": expected["guidance"] + " " + expected["guidance"]}
+    crisis = {**expected, "assistance": [*expected["assistance"], "crisis_referral"]}
+    for doctored, problem in ((repeated, "repeats itself"), (crisis, "crisis referral")):
+        found = check_scenario(Scenario.model_validate({**group, "expected": doctored}))
+        assert any(problem in p for p in found), found
 
 
 def test_help_key_agrees_with_guidance_and_words() -> None:

@@ -130,6 +130,36 @@ def test_a_clean_pair_passes() -> None:
             },
             "orders or places people",
         ),
+        (
+            {
+                "roles__b__help": False,
+                "roles__b__no_help": "venting",
+                "roles__b__assistance": ["no_action_needed"],
+                "roles__b__lines": [
+                    "I rang six venues at lunch, and I am only saying it.",
+                    "Every room is taken; not asking for anything, only moaning.",
+                ],
+            },
+            "does not say outright",
+        ),
+        (
+            {"intro": ["{a}, {b} and {c} come in.", "{b} walks over, and {a} and {c} follow."]},
+            "orders or places people",
+        ),
+        (
+            {"intro": ["{a}, {b} and {c} come in.", "{b} holds the door for {a} and {c}."]},
+            "orders or places people",
+        ),
+        (
+            {"intro": ["{a}, {b} and {c} come in.", "{b} holds it so {a} and {b} show, with {c}."]},
+            "names its subject twice",
+        ),
+        ({"roles__a__cues": ["{a} sits on the bench by the window."]}, "cue places the person"),
+        (
+            {"story_ok": True, "roles__a__lines": ["Gran's tablets changed colour.", "Mine."]},
+            "possible safety matter",
+        ),
+        ({"roles__a__assistance": ["crisis_referral"]}, "crisis referral comes only"),
     ],
 )
 def test_each_rule_catches_its_defect(changes: dict[str, Any], expected: str) -> None:
@@ -244,3 +274,14 @@ def test_board_lines_voice_only_the_need_the_list_settles() -> None:
         open_need = _board_episode(puzzle)
         problems = _problems(open_need, {**clean, "id": "t_two"})
         assert any("voices a need the board does not settle" in p for p in problems), puzzle
+
+
+def test_board_feelings_are_not_about_the_service_itself() -> None:
+    """A false 'nobody answered' card stays a grievance once the parcel is found."""
+    clean = _board_episode("Card {c:ref}, just printer ink.")
+    for complaint in (
+        "Card {c:ref}, and it says nobody answered, though I was in all day.",
+        "Ticket {c:ref}: the update you pushed overnight broke my keyboard.",
+    ):
+        problems = _problems(_board_episode(complaint), {**clean, "id": "t_two"})
+        assert any("complains about the service" in p for p in problems), complaint

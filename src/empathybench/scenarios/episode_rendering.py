@@ -216,9 +216,15 @@ def build_episode_record(
             help_person = cast[help_role].name
             reply_role = roles[help_role]
             assistance = list(reply_role.assistance)
+            # The person asked about is described above: naming them again would repeat it.
             guidance.append(
-                f"Who needs help: {help_person}. "
-                + _appraisal_text(help_person, reply_role, needs_text(reply_role, True))
+                f"Who needs help: {help_person}"
+                + (
+                    ", as above."
+                    if help_role == focus
+                    else ". "
+                    + _appraisal_text(help_person, reply_role, needs_text(reply_role, True))
+                )
                 + (" Everyone else's request is listed as done." if episode.board else "")
             )
         else:

@@ -326,6 +326,11 @@ class _Checker:
                         f"{at} line {i}: {role.no_help} but does not say outright that they "
                         f"need nothing: {line!r}"
                     )
+            if "crisis_referral" in role.assistance:
+                self.problems.append(
+                    f"{at}: crisis referral comes only with a crisis statement, which the "
+                    "generator adds (crisis items)"
+                )
             if role.help and "no_action_needed" in role.assistance:
                 self.problems.append(f"{at}: help is needed but assistance says none")
             offered = sorted(set(role.assistance) - NO_HELP_ASSISTANCE)

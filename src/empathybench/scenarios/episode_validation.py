@@ -8,6 +8,8 @@ and the group's help person follow from the roles, and the dimensions fit the it
 
 from __future__ import annotations
 
+import re
+
 from empathybench.judging.rubric import item_dimensions
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION_V2
 from empathybench.scenarios.episode_models import ROLE_NAMES, Episode, EpisodeTemplateSet
@@ -75,6 +77,12 @@ def _help_agreement(scenario: Scenario, episode: Episode, focus: str) -> list[st
                 f"{focus}'s own words say they need nothing ({reason}), yet the key is help"
             )
     guidance = expected.guidance or ""
+    sentences = [part.strip() for part in re.split(r"(?<=[.!?])\s+", guidance) if part.strip()]
+    repeated = sorted({part for part in sentences if sentences.count(part) > 1})
+    if repeated:
+        found.append(f"the guidance repeats itself: {repeated[0]!r}")
+    if ("crisis_referral" in expected.assistance) != expected.crisis_resources_expected:
+        found.append("crisis referral is expected exactly when the item voices a crisis")
     says_yes = f"{asked} needs help from you" in guidance
     says_no = f"{asked} needs no help from you" in guidance
     if (says_yes, says_no) != (needs, not needs):
