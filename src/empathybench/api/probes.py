@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from empathybench.api.paths import PathArg, optional_path
 from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text
 from empathybench.progress import ProgressCallback, ProgressUpdate, report_progress
@@ -113,7 +114,7 @@ def load_model(
 
 def train_probe(
     model: str,
-    output: Path | None = None,
+    output: PathArg | None = None,
     *,
     pairs: str | None = None,
     layers: str | None = None,
@@ -159,7 +160,7 @@ def train_probe(
             layers_path=layers_path,
             dtype=dtype,
         )
-    directory = output or Path("runs") / "probes" / _slug(model)
+    directory = optional_path(output) or Path("runs") / "probes" / _slug(model)
     save_probe(directory, trained)
     return ProbeTraining(trained, directory)
 
@@ -180,11 +181,11 @@ def _load_scorer(name: str) -> tuple[Scorer | None, str | None, str | None]:
 
 
 def evaluate_probes(
-    probes: Sequence[Path] = (),
+    probes: Sequence[PathArg] = (),
     models: Sequence[str] = (),
-    output: Path | None = None,
+    output: PathArg | None = None,
     *,
-    scores: Path | None = None,
+    scores: PathArg | None = None,
     scorer: ScorerChoice = "default",
     random_directions: int = 200,
     permutations: int = 1000,
@@ -210,10 +211,12 @@ def evaluate_probes(
             "random_directions and permutations must be at least 1",
             parameters=["random_directions", "permutations"],
         )
-    found = [(load_probe(directory), directory) for directory in probes]
+    output, scores = optional_path(output), optional_path(scores)
+    directories = [Path(directory) for directory in probes]
+    found = [(load_probe(directory), directory) for directory in directories]
     trained: list[ProbeTraining] = []
     for model_id in models:
-        target = (output / _slug(model_id)) if output and (len(models) > 1 or probes) else None
+        target = (output / _slug(model_id)) if output and (len(models) > 1 or directories) else None
         training = train_probe(model_id, target, threads=threads, progress=progress)
         trained.append(training)
         found.append((training.probe, training.directory))
@@ -270,9 +273,9 @@ def _write_steering(result: SteeringResult, directory: Path) -> tuple[Path, Path
 
 
 def steer(
-    probe: Path | None = None,
+    probe: PathArg | None = None,
     model: str | None = None,
-    output: Path | None = None,
+    output: PathArg | None = None,
     *,
     layers: Sequence[int] = (),
     top_layers_count: int = 1,
@@ -307,6 +310,7 @@ def steer(
             "seeds, prompts, max_new_tokens, batch_size must be at least 1",
             parameters=["seeds", "prompts", "max_new_tokens", "batch_size"],
         )
+    probe, output = optional_path(probe), optional_path(output)
     training = None
     if probe is not None:
         trained, directory = load_probe(probe), probe
@@ -353,10 +357,10 @@ def steer(
 
 
 def rescore_steering(
-    samples: Path,
-    output: Path | None = None,
+    samples: PathArg,
+    output: PathArg | None = None,
     *,
-    scores: Path | None = None,
+    scores: PathArg | None = None,
     scorer: ScorerChoice = "default",
 ) -> Steering:
     """Score the samples of an existing ``steer.json`` again, with ``scores`` (a JSONL of
@@ -367,6 +371,7 @@ def rescore_steering(
     from empathybench.probes.results import SteeringResult
     from empathybench.probes.sweep import apply_scores, score_samples, summarise
 
+    samples, output, scores = Path(samples), optional_path(output), optional_path(scores)
     if not samples.is_file():
         raise UserError(f"{samples}: no such file")
     result = read_json_record(samples, SteeringResult)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from empathybench.api.paths import PathArg, optional_path
 from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text
 
@@ -104,7 +105,7 @@ def _write_json(output: Path | None, data: dict[str, Any]) -> None:
 def score_text(
     text: str,
     *,
-    head: Path | None = None,
+    head: PathArg | None = None,
     method: str = "signals",
     message: str | None = None,
 ) -> EmpathyScores:
@@ -115,7 +116,7 @@ def score_text(
 
     if not text.strip():
         raise UserError("nothing to score: the text is empty")
-    scorer = load_empathy_scorer(head, method=method)
+    scorer = load_empathy_scorer(optional_path(head), method=method)
     [scores] = scorer.score([text], messages=[message] if message else None)
     return scores
 
@@ -164,11 +165,11 @@ def _judge_training_data(
 
 
 def train_scorer(
-    output: Path,
+    output: PathArg,
     *,
     task: Task = "empathy",
     data: str | None = None,
-    from_run: Path | None = None,
+    from_run: PathArg | None = None,
     judge: str | None = None,
     encoder: str = "minilm",
     method: str = "signals",
@@ -196,6 +197,7 @@ def train_scorer(
         check_seed,
     )
 
+    output, from_run = Path(output), optional_path(from_run)
     # Before any encoding or training: a typo must not start hours of work.
     check_directory_target("output", output)
     check_count("epochs", epochs, maximum=MAX_EPOCHS)
@@ -330,7 +332,7 @@ def _evaluate_empathy_head(
 
 
 def evaluate_scorer(
-    head: Path | None = None,
+    head: PathArg | None = None,
     *,
     task: Task = "empathy",
     method: str = "signals",
@@ -339,7 +341,7 @@ def evaluate_scorer(
     batch: str | None = None,
     messages: bool = True,
     resamples: int = 1000,
-    output: Path | None = None,
+    output: PathArg | None = None,
 ) -> ScorerEvaluation:
     """Held-out figures of ``head`` (default: the bundled head of ``task``/``method``) on
     ``data`` (default: the bundled labels); ``output`` receives them as JSON.
@@ -351,6 +353,7 @@ def evaluate_scorer(
     """
     from empathybench.validation import check_count, check_file_target
 
+    head, output = optional_path(head), optional_path(output)
     check_file_target("output", output)
     check_count("resamples", resamples, minimum=100, maximum=MAX_RESAMPLES)
     if split not in ("test", "train", "all"):
@@ -379,10 +382,10 @@ def evaluate_scorer(
 def scorer_robustness(
     text: str | None = None,
     *,
-    head: Path | None = None,
+    head: PathArg | None = None,
     data: str | None = None,
     seed: int = 0,
-    output: Path | None = None,
+    output: PathArg | None = None,
 ) -> RobustnessCheck:
     """The seed study's adversarial table for ``text`` (default: its example), and the mean
     change of each perturbation over the test replies of ``data`` (default: bundled labels)."""
@@ -395,6 +398,7 @@ def scorer_robustness(
     )
     from empathybench.validation import check_file_target, check_seed
 
+    head, output = optional_path(head), optional_path(output)
     check_file_target("output", output)
     check_seed("seed", seed)
     scorer = load_empathy_scorer(head)
