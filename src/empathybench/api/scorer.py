@@ -391,11 +391,7 @@ def scorer_robustness(
     change of each perturbation over the test replies of ``data`` (default: bundled labels)."""
     from empathybench.scorer.empathy_data import BUNDLED_EMPATHY_LABELS, load_empathy_labels
     from empathybench.scorer.empathy_scorer import load_empathy_scorer
-    from empathybench.scorer.robustness import (
-        EXAMPLE_TEXT,
-        robustness_summary,
-        robustness_table,
-    )
+    from empathybench.scorer.robustness import EXAMPLE_TEXT, robustness_summary, robustness_table
     from empathybench.validation import check_file_target, check_seed
 
     head, output = optional_path(head), optional_path(output)
