@@ -42,6 +42,7 @@ from empathybench.models.base import (
     ModelSpec,
 )
 from empathybench.models.guided import AnswerGuide
+from empathybench.models.local_attention import use_shared_head_attention
 from empathybench.models.local_guided import GuidedDecoding, field_costs, guided_decode
 from empathybench.models.local_weights import (
     INSTALL_HINT,
@@ -140,6 +141,7 @@ class _Engine:
         # OpenMP settings are per thread, so set them on the worker thread.
         import_optional("torch").set_num_threads(self.threads)
         self.model, self.tokenizer = load_model(self.directory, self.gguf)
+        use_shared_head_attention(self.model)
         eos = self.model.generation_config.eos_token_id
         self.eos = set(eos if isinstance(eos, list) else [eos]) | {self.tokenizer.eos_token_id}
         self.eos.discard(None)
@@ -366,7 +368,17 @@ def _in_place_layer() -> Any:
                 return self.keys, self.values
 
             def batch_select_indices(self, indices: Any) -> None:
-                self.buffers = [b.index_select(0, indices) for b in self.buffers]
+                """Keep the rows ``indices`` (ascending), moving them up in place: only the
+                rows that move are copied, and only their filled positions."""
+                rows = indices.tolist()
+                first = next((new for new, old in enumerate(rows) if new != old), len(rows))
+                if first < len(rows):
+                    moved = indices[first:]
+                    for buffer in self.buffers:
+                        buffer[first : len(rows), :, : self.length] = buffer[
+                            moved, :, : self.length
+                        ]
+                self.buffers = [b[: len(rows)] for b in self.buffers]
                 self.keys, self.values = (b[:, :, : self.length] for b in self.buffers)
 
             def truncate(self, length: int) -> None:
