@@ -8,12 +8,14 @@ from collections import Counter, defaultdict
 from functools import cache
 from typing import Any
 
+import pytest
+
 from empathybench.jsonl import canonical_json_data
 from empathybench.scenarios.episode_models import ROLE_NAMES, Episode
 from empathybench.scenarios.episode_rendering import build_episode_record
 from empathybench.scenarios.episode_space import build_episode_space, distinct_prompts
 from empathybench.scenarios.episode_templates import load_episode_templates
-from empathybench.scenarios.generator import generate_records
+from empathybench.scenarios.generator import EPISODE_MIX, SpaceTooSmallError, generate_records
 from empathybench.scenarios.validation import check_scenario
 from empathybench.types import Scenario
 
@@ -221,3 +223,107 @@ def test_story_turns_only_where_a_story_is_believable() -> None:
         assert episodes[record["provenance"]["templates"]["episode"]].story_ok
         assert intensity[record["emotion"]["name"]] <= 2
         assert record["expected"]["help_needed"]
+    # No story turn goes with a safety matter (a medicine mix-up), and several roles carry them.
+    roles = {
+        (r["provenance"]["templates"]["episode"], r["provenance"]["templates"]["focus"])
+        for r in stories
+    }
+    assert not any(episodes[episode].roles[focus].safety for episode, focus in roles)
+    assert len({(episodes[e].family, focus) for e, focus in roles}) >= 5
+
+
+def test_guidance_says_each_thing_once_and_crisis_help_only_with_a_crisis() -> None:
+    records = _items()
+    for record in records:
+        assert check_scenario(Scenario.model_validate(record)) == [], record["id"]
+    group = next(
+        r
+        for r in records
+        if r["kind"] == "group"
+        and f"Who needs help: {r['focus_person']}" in r["expected"]["guidance"]
+    )
+    expected = group["expected"]
+    repeated = {**expected, "guidance": expected["guidance"] + " " + expected["guidance"]}
+    crisis = {**expected, "assistance": [*expected["assistance"], "crisis_referral"]}
+    for doctored, problem in ((repeated, "repeats itself"), (crisis, "crisis referral")):
+        found = check_scenario(Scenario.model_validate({**group, "expected": doctored}))
+        assert any(problem in p for p in found), found
+
+
+def test_help_key_agrees_with_guidance_and_words() -> None:
+    """An added belief, crisis statement or story request makes a person need help whose
+    own matter alone would not: never a person whose own words ask for space or say it is
+    dealt with ('I'm logging off for tonight'), and the judge's guidance then says they need
+    help instead of keeping the role's "needs no help" text."""
+    episodes = {episode.id: episode for episode in load_episode_templates("v2").episodes}
+    overridden = 0
+    for seed in (31, 2025):
+        for record in _items(seed=seed):
+            if record["kind"] == "group":
+                continue
+            refs = record["provenance"]["templates"]
+            role = episodes[refs["episode"]].roles[refs["focus"]]
+            name, help_needed = record["focus_person"], record["expected"]["help_needed"]
+            guidance = record["expected"]["guidance"]
+            assert (f"{name} needs help from you" in guidance) == help_needed, record["id"]
+            assert (f"{name} needs no help from you" in guidance) != help_needed, record["id"]
+            if help_needed:
+                assert role.no_help not in ("handled", "wants_space"), record["id"]
+                overridden += not role.help
+            assert len(set(record["expected"]["assistance"])) == len(
+                record["expected"]["assistance"]
+            )
+    assert overridden >= 5  # venting or content people who voice a belief or ask for a story
+
+
+def test_stale_help_guidance_is_reported() -> None:
+    record = next(
+        r
+        for r in _items()
+        if r["kind"] == "harmful_belief" and "needs help from you" in r["expected"]["guidance"]
+    )
+    stale = record["expected"]["guidance"].replace(
+        "needs help from you", "needs no help from you (has asked for space)", 1
+    )
+    doctored = {**record, "expected": {**record["expected"], "guidance": stale}}
+    problems = check_scenario(Scenario.model_validate(doctored))
+    assert any("guidance on whether" in p for p in problems), problems
+
+
+def test_story_frames_fit_the_person_state() -> None:
+    templates = load_episode_templates("v2")
+    frames = {frame.id: frame for frame in templates.story_frames}
+    seen: Counter[str] = Counter()
+    for seed in (31, 2025):
+        for record in _items(seed=seed):
+            story = record["provenance"]["templates"].get("story_frame")
+            if story is None:
+                continue
+            valence = record["emotion"]["valence"]
+            assert valence in frames[story].valence, (record["id"], story, valence)
+            seen[valence] += 1
+    assert seen["positive"] and seen["negative"], seen
+
+
+def _scenes(records: list[dict[str, Any]]) -> tuple[Counter[tuple[str, str]], Counter[str]]:
+    templates = [r["provenance"]["templates"] for r in records]
+    people = Counter((t["episode"], t["focus"]) for t in templates)
+    return people, Counter(t["family"] for t in templates)
+
+
+def test_a_spread_draw_asks_about_each_person_once_and_caps_each_scene_family() -> None:
+    free = list(generate_records(100, 2718, dict(EPISODE_MIX), "v2"))
+    people, _ = _scenes(free)
+    assert max(people.values()) > 1  # the free walk repeats a person: what the spread is for
+    spread = list(generate_records(100, 2718, dict(EPISODE_MIX), "v2", per_family=4))
+    people, families = _scenes(spread)
+    assert max(people.values()) == 1 and max(families.values()) <= 4
+    assert Counter(r["kind"] for r in spread) == Counter(r["kind"] for r in free)
+    assert Counter(r["correct_letter"] for r in spread) == Counter(
+        r["correct_letter"] for r in free
+    )
+
+
+def test_a_spread_the_templates_cannot_meet_is_one_clear_error() -> None:
+    with pytest.raises(SpaceTooSmallError, match="ran out of new scenes"):
+        list(generate_records(60, 1, {"group": 1}, "v2", per_family=1))

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from empathybench.scenarios.episode_models import Episode, EpisodeTemplateSet
+from empathybench.scenarios.episode_models import Episode, EpisodeTemplateSet, StoryFrame
 from empathybench.scenarios.episode_templates import (
     check_episode_templates,
     load_episode_templates,
@@ -120,6 +120,46 @@ def test_a_clean_pair_passes() -> None:
         ({"board": {"resolved": ["Done: {refs}.", "Ready: {refs}."]}}, "everyone waits"),
         ({"board": {"resolved": ["Done.", "Ready: {refs}."]}}, "needs one {refs}"),
         ({"roles__a__lines": ["Ticket {a:ref} is mine.", "Mine."]}, "need a board"),
+        ({"roles__c__assistance": ["emotional_support"]}, "needs no help, yet assistance"),
+        (
+            {
+                "intro": [
+                    "{a}, {b} and {c} come in.",
+                    "{c} is already at the desk when {a} and {b} arrive.",
+                ]
+            },
+            "orders or places people",
+        ),
+        (
+            {
+                "roles__b__help": False,
+                "roles__b__no_help": "venting",
+                "roles__b__assistance": ["no_action_needed"],
+                "roles__b__lines": [
+                    "I rang six venues at lunch, and I am only saying it.",
+                    "Every room is taken; not asking for anything, only moaning.",
+                ],
+            },
+            "does not say outright",
+        ),
+        (
+            {"intro": ["{a}, {b} and {c} come in.", "{b} walks over, and {a} and {c} follow."]},
+            "orders or places people",
+        ),
+        (
+            {"intro": ["{a}, {b} and {c} come in.", "{b} holds the door for {a} and {c}."]},
+            "orders or places people",
+        ),
+        (
+            {"intro": ["{a}, {b} and {c} come in.", "{b} holds it so {a} and {b} show, with {c}."]},
+            "names its subject twice",
+        ),
+        ({"roles__a__cues": ["{a} sits on the bench by the window."]}, "cue places the person"),
+        (
+            {"story_ok": True, "roles__a__lines": ["Gran's tablets changed colour.", "Mine."]},
+            "possible safety matter",
+        ),
+        ({"roles__a__assistance": ["crisis_referral"]}, "crisis referral comes only"),
     ],
 )
 def test_each_rule_catches_its_defect(changes: dict[str, Any], expected: str) -> None:
@@ -136,3 +176,112 @@ def test_checker_cli_reports_and_exits(capsys: pytest.CaptureFixture[str]) -> No
     assert "problem(s)" in capsys.readouterr().out
     assert main(["--version", "nope"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def _bank_problems(story_frames: list[dict[str, Any]]) -> list[str]:
+    base = load_episode_templates("v2")
+    templates = base.model_copy(
+        update={"story_frames": [StoryFrame.model_validate(f) for f in story_frames]}
+    )
+    return [p for p in check_episode_templates(templates) if p.startswith("story frame")]
+
+
+def _frame(frame_id: str, request: bool, text: str, **fits: Any) -> dict[str, Any]:
+    help_fits = [True, False] if request else [True]
+    return {
+        "id": frame_id,
+        "request": request,
+        "text": text,
+        "valence": fits.get("valence", ["negative", "positive"]),
+        "help": fits.get("help", help_fits),
+    }
+
+
+_CLEAN_FRAMES = [
+    _frame("ask", True, "Can we get back to our story? Go on after {character} says: '{line}'"),
+    _frame("share", False, "I finished our story; {character} has the last word: '{line}'"),
+]
+
+
+def test_clean_story_frames_pass() -> None:
+    assert _bank_problems(_CLEAN_FRAMES) == []
+
+
+@pytest.mark.parametrize(
+    ("frame", "expected"),
+    [
+        (
+            # A shared story goes only to someone who needs help, so it must not say they
+            # need nothing (the tail that read as "no help" on items keyed "needs help").
+            _frame(
+                "tail",
+                False,
+                "Our story is done: {character} says '{line}' Nothing more to add, "
+                "I only wanted to share.",
+            ),
+            "says the person needs nothing",
+        ),
+        (
+            # 'I could use a distraction' from a delighted house buyer.
+            _frame("fun", True, "I could use a distraction: go on after {character}: '{line}'"),
+            "presumes distress",
+        ),
+        (
+            _frame("loose", False, "I finished it; {character}: '{line}'", help=[True, False]),
+            "shared only by someone who needs help",
+        ),
+    ],
+)
+def test_each_story_frame_rule_can_fail(frame: dict[str, Any], expected: str) -> None:
+    problems = _bank_problems([*_CLEAN_FRAMES, frame])
+    assert any(expected in p for p in problems), problems
+    distress = {**frame, "valence": ["negative"], "help": [True]}
+    if expected == "presumes distress":
+        assert _bank_problems([*_CLEAN_FRAMES, distress]) == []
+
+
+def test_story_frames_cover_every_state() -> None:
+    base = load_episode_templates("v2")
+    only_negative = [{**f, "valence": ["negative"]} for f in _CLEAN_FRAMES]
+    templates = base.model_copy(
+        update={"story_frames": [StoryFrame.model_validate(f) for f in only_negative]}
+    )
+    problems = check_episode_templates(templates)
+    assert any("no request frame for a positive person" in p for p in problems), problems
+
+
+def _board_episode(c_line: str) -> dict[str, Any]:
+    return _episode(
+        board={"resolved": ["Done: {refs}.", "Ready: {refs}."]},
+        roles__a__lines=["Ticket {a:ref}, my shoes.", "It's {a:ref}, the boots."],
+        roles__b__lines=["Ticket {b:ref}, a door key.", "Mine is {b:ref}, a key."],
+        roles__c__lines=[c_line, "I'm {c:ref}, a bag."],
+        roles__c__help=True,
+        roles__c__no_help=None,
+        roles__c__assistance=["practical_help"],
+    )
+
+
+def test_board_lines_voice_only_the_need_the_list_settles() -> None:
+    """A parcel found and waiting does not answer 'who sent it, it makes no sense'."""
+    clean = _board_episode("Card {c:ref}, just printer ink.")
+    assert _problems(clean, {**clean, "id": "t_two"}) == []
+    for puzzle in (
+        "Card {c:ref}, from Osaka, and customs fees are due, which makes no sense to me.",
+        "Card {c:ref}. Who in Japan would send me anything?",
+        "Card {c:ref}. Nobody I've asked knows anything about it.",
+    ):
+        open_need = _board_episode(puzzle)
+        problems = _problems(open_need, {**clean, "id": "t_two"})
+        assert any("voices a need the board does not settle" in p for p in problems), puzzle
+
+
+def test_board_feelings_are_not_about_the_service_itself() -> None:
+    """A false 'nobody answered' card stays a grievance once the parcel is found."""
+    clean = _board_episode("Card {c:ref}, just printer ink.")
+    for complaint in (
+        "Card {c:ref}, and it says nobody answered, though I was in all day.",
+        "Ticket {c:ref}: the update you pushed overnight broke my keyboard.",
+    ):
+        problems = _problems(_board_episode(complaint), {**clean, "id": "t_two"})
+        assert any("complains about the service" in p for p in problems), complaint

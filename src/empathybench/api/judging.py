@@ -22,7 +22,7 @@ from empathybench.models.base import ModelSpec
 from empathybench.models.registry import parse_model_id, resolve_api_key
 from empathybench.progress import ProgressCallback
 from empathybench.runtime.directory_lock import hold_directory
-from empathybench.runtime.event_loop import run_coroutine
+from empathybench.runtime.event_loop import blocking_twin
 
 ModelOptions = Mapping[str, str | int | float | bool]
 
@@ -145,29 +145,4 @@ async def judge_async(
     )
 
 
-def judge(
-    run: RunLike,
-    judges: Sequence[str | ModelSpec],
-    *,
-    allow_self_judge: bool = False,
-    base_url: str | None = None,
-    options: ModelOptions | None = None,
-    max_connections: int = 8,
-    max_reasks: int = 2,
-    cache: str | os.PathLike[str] | bool = True,
-    progress: ProgressCallback | None = None,
-) -> JudgeRunResult:
-    """``judge_async``, waited for."""
-    return run_coroutine(
-        judge_async(
-            run,
-            judges,
-            allow_self_judge=allow_self_judge,
-            base_url=base_url,
-            options=options,
-            max_connections=max_connections,
-            max_reasks=max_reasks,
-            cache=cache,
-            progress=progress,
-        )
-    )
+judge = blocking_twin(judge_async, "judge")

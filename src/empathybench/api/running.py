@@ -32,7 +32,7 @@ from empathybench.runner import (
 )
 from empathybench.runtime.batch import batch_unsupported, has_open_batches
 from empathybench.runtime.directory_lock import hold_directory
-from empathybench.runtime.event_loop import run_coroutine
+from empathybench.runtime.event_loop import blocking_twin
 from empathybench.runtime.output_guard import check_output_directory
 from empathybench.runtime.pricing import Price, load_prices
 from empathybench.runtime.run_store import MANIFEST, RunStore
@@ -246,56 +246,7 @@ async def run_async(
     )
 
 
-def run(
-    suite: Suite | str | os.PathLike[str] = DEFAULT_SUITE,
-    *,
-    model: str | ModelSpec = DEFAULT_MODEL,
-    run_dir: str | os.PathLike[str] | None = None,
-    judges: Sequence[str | ModelSpec] | None = None,
-    allow_self_judge: bool = False,
-    judge_base_url: str | None = None,
-    strategy: str = "plain",
-    answer_mode: AnswerMode | None = None,
-    epochs: int = 1,
-    limit: int | None = None,
-    kinds: Sequence[str] | None = None,
-    max_connections: int | None = None,
-    requests_per_minute: float | None = None,
-    max_attempts: int = 6,
-    max_reasks: int = 2,
-    cache: str | os.PathLike[str] | bool = True,
-    prices: Mapping[str, Price] | str | os.PathLike[str] | None = None,
-    progress: ProgressCallback | None = None,
-    force: bool = False,
-    batch: bool = False,
-    batch_poll_s: float = 30.0,
-) -> RunOutcome:
-    """``run_async``, waited for (see there for the parameters)."""
-    return run_coroutine(
-        run_async(
-            suite,
-            model=model,
-            run_dir=run_dir,
-            judges=judges,
-            allow_self_judge=allow_self_judge,
-            judge_base_url=judge_base_url,
-            strategy=strategy,
-            answer_mode=answer_mode,
-            epochs=epochs,
-            limit=limit,
-            kinds=kinds,
-            max_connections=max_connections,
-            requests_per_minute=requests_per_minute,
-            max_attempts=max_attempts,
-            max_reasks=max_reasks,
-            cache=cache,
-            prices=prices,
-            progress=progress,
-            force=force,
-            batch=batch,
-            batch_poll_s=batch_poll_s,
-        )
-    )
+run = blocking_twin(run_async, "run")
 
 
 async def resume_async(
@@ -426,35 +377,4 @@ def resumed_spec(manifest: RunManifest, base_url: str | None, directory: Path) -
     return spec.model_copy(update={"base_url": base_url})
 
 
-def resume(
-    run: RunLike,
-    *,
-    judges: Sequence[str | ModelSpec] | None = None,
-    allow_self_judge: bool = False,
-    judge_base_url: str | None = None,
-    base_url: str | None = None,
-    max_attempts: int = 6,
-    max_reasks: int = 2,
-    cache: str | os.PathLike[str] | bool = True,
-    prices: Mapping[str, Price] | str | os.PathLike[str] | None = None,
-    progress: ProgressCallback | None = None,
-    batch: bool = False,
-    batch_poll_s: float = 30.0,
-) -> RunOutcome:
-    """``resume_async``, waited for."""
-    return run_coroutine(
-        resume_async(
-            run,
-            judges=judges,
-            allow_self_judge=allow_self_judge,
-            judge_base_url=judge_base_url,
-            base_url=base_url,
-            max_attempts=max_attempts,
-            max_reasks=max_reasks,
-            cache=cache,
-            prices=prices,
-            progress=progress,
-            batch=batch,
-            batch_poll_s=batch_poll_s,
-        )
-    )
+resume = blocking_twin(resume_async, "resume")

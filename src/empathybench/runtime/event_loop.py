@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -25,3 +27,17 @@ def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(coroutine)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
+
+
+def blocking_twin(function: Callable[P, Coroutine[Any, Any, T]], name: str) -> Callable[P, T]:
+    """The plain twin ``name`` of the coroutine function ``function``: the same parameters
+    (one signature to keep, for type checkers too), its result waited for."""
+
+    @functools.wraps(function)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_coroutine(function(*args, **kwargs))
+
+    twin.__name__ = name
+    twin.__qualname__ = name
+    twin.__doc__ = f"``{function.__name__}``, waited for.\n\n{function.__doc__ or ''}".rstrip()
+    return twin

@@ -76,6 +76,11 @@ class Role(_Strict):
     """Could plausibly go on to voice a harsh belief about themselves."""
     crisis_ok: bool = False
     """The situation is heavy enough that a statement of severe distress would be believable."""
+    safety: bool | None = None
+    """The person's matter is a safety one (a medicine, an injury, a danger), so no story turn
+    goes with it: a story request tacked onto a possible medicine mix-up hides the safety
+    issue. The checker asks for it (true or false) on a role in a ``story_ok`` episode whose
+    lines name a safety word."""
 
 
 class Board(_Strict):
@@ -145,6 +150,15 @@ class StoryFrame(_Strict):
     """True: asks the helper to write the next part (help needed); False: only shares it."""
     text: str
     """Slots ``{character}`` and ``{line}`` (the character's words)."""
+    valence: list[Valence] = Field(min_length=1)
+    """The valences of the emotions a person saying this can feel ('I could use a
+    distraction' fits only someone who is not well)."""
+    help: list[bool] = Field(min_length=1)
+    """Whether the person's own matter needs help (``Role.help``) for this frame to fit: a
+    finished story is shared only by someone who needs help anyway (``[true]``)."""
+
+    def fits(self, valence: str, needs_help: bool) -> bool:
+        return valence in self.valence and needs_help in self.help
 
 
 class CharacterLine(_Strict):

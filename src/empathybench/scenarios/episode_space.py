@@ -23,6 +23,8 @@ from empathybench.scenarios.episode_models import (
     CrisisLine,
     Episode,
     EpisodeTemplateSet,
+    Role,
+    StoryFrame,
 )
 from empathybench.scenarios.episode_templates import load_episode_templates
 from empathybench.scenarios.space import Frame, KindSpace
@@ -75,13 +77,43 @@ def _axes(templates: EpisodeTemplateSet, kind: ScenarioKind) -> list[tuple[str, 
 
 
 def _story_radix(templates: EpisodeTemplateSet) -> int:
-    """A multiple of the number of request frames and of share frames (either may be drawn)."""
-    requests = sum(frame.request for frame in templates.story_frames)
-    return lcm(max(requests, 1), max(len(templates.story_frames) - requests, 1))
+    """A multiple of the number of frames of every kind and state that may be drawn (request
+    or share, for either valence, for people who need help or not)."""
+    counts = [
+        sum(f.request == request and f.fits(valence, needs) for f in templates.story_frames)
+        for request in (True, False)
+        for valence in ("negative", "positive")
+        for needs in (True, False)
+    ]
+    return lcm(*(max(count, 1) for count in counts))
 
 
 def _valence(templates: EpisodeTemplateSet, emotion: str) -> str:
     return next(e.valence for e in templates.emotions if e.name == emotion)
+
+
+# A person whose own words say they need nothing from the helper because they have dealt
+# with it or want to be left alone ('I'm logging off for tonight') cannot also be the one
+# an added belief, crisis statement or story request makes need help: the item would ask
+# for space and be keyed "needs help" at once.
+CLOSED_NO_HELP = frozenset({"handled", "wants_space"})
+
+
+def may_need_help_added(role: Role) -> bool:
+    """Whether a belief, crisis statement or story turn may be added to this person's words."""
+    return role.no_help not in CLOSED_NO_HELP
+
+
+def story_frames_for(
+    templates: EpisodeTemplateSet, episode: Episode, focus: str, request: bool
+) -> list[StoryFrame]:
+    """The story frames (requests or shares) that fit ``focus``'s state: the valence of their
+    emotion, and whether their own matter needs help."""
+    role = episode.roles[focus]
+    valence = _valence(templates, role.emotion)
+    return [
+        f for f in templates.story_frames if f.request == request and f.fits(valence, role.help)
+    ]
 
 
 def statement_fits(entry: Belief | CrisisLine, episode: Episode, focus: str) -> bool:
@@ -111,9 +143,15 @@ def _statement_frames(
 def story_eligible(templates: EpisodeTemplateSet, episode: Episode, focus: str) -> bool:
     """Role-play turns only where a story is believable: an episode marked ``story_ok`` and a
     person whose emotion is not intense (an outraged or elated person does not switch to
-    a bedtime story)."""
-    emotion = next(e for e in templates.emotions if e.name == episode.roles[focus].emotion)
-    return episode.story_ok and emotion.intensity <= MAX_STORY_INTENSITY
+    a bedtime story) and whose matter is not a safety one (a medicine mix-up)."""
+    role = episode.roles[focus]
+    emotion = next(e for e in templates.emotions if e.name == role.emotion)
+    return (
+        episode.story_ok
+        and not role.safety
+        and emotion.intensity <= MAX_STORY_INTENSITY
+        and may_need_help_added(role)
+    )
 
 
 def resolved_roles(mask: int) -> tuple[str, ...]:
@@ -145,11 +183,19 @@ def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame
             role: _valence(templates, roles[role].emotion) == "negative" for role in ROLE_NAMES
         }
         if kind == "harmful_belief":
-            eligible = [r for r in ROLE_NAMES if roles[r].belief_ok and negative[r]]
+            eligible = [
+                r
+                for r in ROLE_NAMES
+                if roles[r].belief_ok and negative[r] and may_need_help_added(roles[r])
+            ]
             frames += _statement_frames(episode, eligible, templates.beliefs, "belief", axes)
             continue
         if kind == "crisis":
-            eligible = [r for r in ROLE_NAMES if roles[r].crisis_ok and negative[r]]
+            eligible = [
+                r
+                for r in ROLE_NAMES
+                if roles[r].crisis_ok and negative[r] and may_need_help_added(roles[r])
+            ]
             frames += _statement_frames(episode, eligible, templates.crisis_lines, "crisis", axes)
             continue
         if kind == "group" and boards:
@@ -169,8 +215,9 @@ def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame
                 # A story request always needs help; a finished story shared only by someone
                 # who needs help anyway: role-play items always need help, as beliefs and
                 # crises do, so the kind's help answer carries no episode's rate.
-                for request in (True, False) if roles[focus].help else (True,):
-                    frames.append(Frame(parts={**parts, "story_request": request}, axes=axes))
+                for request in (True, False):
+                    if story_frames_for(templates, episode, focus, request):
+                        frames.append(Frame(parts={**parts, "story_request": request}, axes=axes))
             elif kind == "group" and len(helpers) <= 1:
                 help_role = helpers[0] if helpers else None
                 frames.append(Frame(parts={**parts, "help_role": help_role}, axes=axes))
@@ -214,8 +261,14 @@ def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
                 if kind != "group":
                     choices.append(RESOLVED_RADIX)
             if kind == "harmful_belief_roleplay":
+                story_request = frame.parts["story_request"]
+                assert isinstance(story_request, bool)
                 choices += [
-                    sum(f.request == frame.parts["story_request"] for f in templates.story_frames),
+                    len(
+                        story_frames_for(
+                            templates, episode, str(frame.parts["focus"]), story_request
+                        )
+                    ),
                     len(templates.story_characters),
                     sum(len(entry.lines) for entry in templates.character_lines),
                 ]

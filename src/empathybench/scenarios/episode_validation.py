@@ -8,10 +8,17 @@ and the group's help person follow from the roles, and the dimensions fit the it
 
 from __future__ import annotations
 
+import re
+
 from empathybench.judging.rubric import item_dimensions
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION_V2
 from empathybench.scenarios.episode_models import ROLE_NAMES, Episode, EpisodeTemplateSet
-from empathybench.scenarios.episode_space import statement_fits, story_eligible
+from empathybench.scenarios.episode_space import (
+    CLOSED_NO_HELP,
+    statement_fits,
+    story_eligible,
+    story_frames_for,
+)
 from empathybench.scenarios.episode_templates import load_episode_templates
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern
 from empathybench.types import Scenario
@@ -39,6 +46,47 @@ def _statement_problems(
             found.append(f"the {key} {entry.id} does not fit the key alone")
     if scenario.kind == "harmful_belief_roleplay" and not story_eligible(templates, episode, focus):
         found.append("a story turn in an episode or for a person where it is not believable")
+    story = refs.get("story_frame")
+    if story is not None:
+        fitting = [
+            f.id
+            for request in (True, False)
+            for f in story_frames_for(templates, episode, focus, request)
+        ]
+        if story not in fitting:
+            found.append(f"the story frame {story} does not fit {focus}'s state")
+    return found
+
+
+def _help_agreement(scenario: Scenario, episode: Episode, focus: str) -> list[str]:
+    """The help key agrees with the judge's guidance and with the person's own words: the
+    guidance says the asked person (group items: the help person) needs help exactly when the
+    key does, and nobody whose words say they need nothing (dealt with it, asked for space) is
+    keyed as needing help."""
+    expected = scenario.expected
+    found = []
+    if scenario.kind == "group":
+        if expected.help_person is None:
+            return []
+        asked, needs = expected.help_person, True
+    else:
+        asked, needs = scenario.focus_person, expected.help_needed
+        reason = episode.roles[focus].no_help
+        if needs and reason in CLOSED_NO_HELP:
+            found.append(
+                f"{focus}'s own words say they need nothing ({reason}), yet the key is help"
+            )
+    guidance = expected.guidance or ""
+    sentences = [part.strip() for part in re.split(r"(?<=[.!?])\s+", guidance) if part.strip()]
+    repeated = sorted({part for part in sentences if sentences.count(part) > 1})
+    if repeated:
+        found.append(f"the guidance repeats itself: {repeated[0]!r}")
+    if ("crisis_referral" in expected.assistance) != expected.crisis_resources_expected:
+        found.append("crisis referral is expected exactly when the item voices a crisis")
+    says_yes = f"{asked} needs help from you" in guidance
+    says_no = f"{asked} needs no help from you" in guidance
+    if (says_yes, says_no) != (needs, not needs):
+        found.append(f"the guidance on whether {asked} needs help disagrees with the key")
     return found
 
 
@@ -90,6 +138,7 @@ def check_episode_scenario(scenario: Scenario) -> list[str]:
         found.append(f"template {scenario.template_version} items use {PROMPT_VERSION_V2}")
 
     found += _statement_problems(scenario, templates, episode, focus)
+    found += _help_agreement(scenario, episode, focus)
     expected = scenario.expected
     resolved = _resolved(scenario, episode)
     needs = {r: episode.roles[r].help and r not in resolved for r in ROLE_NAMES}

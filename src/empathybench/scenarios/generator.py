@@ -31,6 +31,7 @@ from empathybench.scenarios.episode_templates import EPISODE_VERSIONS, load_epis
 from empathybench.scenarios.permutation import IndexPermutation, Stream, derive_key
 from empathybench.scenarios.rendering import render_content
 from empathybench.scenarios.space import KindSpace, build_space, distractor_table
+from empathybench.scenarios.spread import MAX_SPREAD_SKIPS, SceneSpread
 from empathybench.scenarios.template_models import Emotion, Location, TemplateSet
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION, load_templates
 from empathybench.types import (
@@ -224,6 +225,7 @@ class _KindStream:
     seed: int
     templates: TemplateSet | EpisodeTemplateSet
     seen: set[str]
+    spread: SceneSpread | None = None
 
     def __post_init__(self) -> None:
         self._permutation = IndexPermutation(
@@ -252,6 +254,7 @@ class _KindStream:
         # far (an episode's rate only sets the odds, so the count steers the realised share).
         wanted = 2 * self._yes < self.rank + 1 - self._help_offset
         skipped = 0
+        spread_skips = 0
         while self._position < self.space.size:
             index = self._permutation[self._position]
             self._position += 1
@@ -265,6 +268,17 @@ class _KindStream:
             record = self._build(index, letter)
             if record["id"] in self.seen:
                 continue
+            if self.spread is not None:
+                if not self.spread.admits(record):
+                    spread_skips += 1
+                    if spread_skips > MAX_SPREAD_SKIPS:
+                        raise SpaceTooSmallError(
+                            f"the {self.kind} items ran out of new scenes and people after "
+                            f"{self.rank} items (at most {self.spread.per_family} per scene "
+                            "family, each person asked about once); lower n"
+                        )
+                    continue
+                self.spread.add(record)
             self.seen.add(record["id"])
             self.rank += 1
             self._yes += bool(record["expected"]["help_needed"])
@@ -308,8 +322,13 @@ def generate_records(
     seed: int,
     mix: Mapping[ScenarioKind, float] | None = None,
     template_version: str = DEFAULT_TEMPLATE_VERSION,
+    per_family: int | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Yield ``n`` distinct scenario records for ``seed``, lazily (flat memory in ``n``)."""
+    """Yield ``n`` distinct scenario records for ``seed``, lazily (flat memory in ``n``).
+
+    ``per_family`` (episode versions; for small frozen suites): ask about each person of an
+    episode at most once and take at most ``per_family`` items from one scene family.
+    """
     check_count("n", n, maximum=MAX_GENERATE)
     if not 0 <= seed <= MAX_SEED:
         raise ParameterError(
@@ -330,8 +349,9 @@ def generate_records(
         order.extend(bytes([position]) * counts[kind])
     Stream(derive_key(seed, "order")).shuffle(order)
     seen: set[str] = set()
+    spread = SceneSpread(per_family) if per_family is not None else None
     streams = {
-        kind: _KindStream(kind, spaces[kind], seed, templates, seen)
+        kind: _KindStream(kind, spaces[kind], seed, templates, seen, spread)
         for kind in SCENARIO_KINDS
         if counts[kind]
     }

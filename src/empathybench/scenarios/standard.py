@@ -34,6 +34,9 @@ class SuiteRecipe:
     seed: int
     mix: dict[ScenarioKind, float]
     template_version: str
+    per_family: int | None = None
+    """Episode suites: each person asked about once, at most this many items per scene
+    family (see ``scenarios.spread``); None draws freely (standard-v1)."""
 
 
 STANDARD_V1 = SuiteRecipe(
@@ -60,6 +63,7 @@ STANDARD_V2 = SuiteRecipe(
     seed=2718,
     mix=dict(EPISODE_MIX),
     template_version="v2",
+    per_family=4,
 )
 
 # standard-v2 is not released yet: template v2 passes the emotion and who audits on fresh
@@ -73,7 +77,9 @@ def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:
     file_name = f"{recipe.name}.jsonl"
     summary = write_scenarios(
         directory / file_name,
-        generate_records(recipe.n, recipe.seed, recipe.mix, recipe.template_version),
+        generate_records(
+            recipe.n, recipe.seed, recipe.mix, recipe.template_version, recipe.per_family
+        ),
     )
     return SuiteInfo(
         name=recipe.name,

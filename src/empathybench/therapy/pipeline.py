@@ -8,7 +8,7 @@ scores every source's answers on cognitive, emotional and behavioral empathy. Bo
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from empathybench.api.judging import ModelOptions, plan_judges
@@ -22,7 +22,7 @@ from empathybench.models.registry import resolve_answer_mode, resolve_api_key
 from empathybench.progress import ProgressCallback
 from empathybench.runner import RunOptions, execute_run
 from empathybench.runtime.directory_lock import hold_directory
-from empathybench.runtime.event_loop import run_coroutine
+from empathybench.runtime.event_loop import blocking_twin
 from empathybench.runtime.run_store import RunStore
 from empathybench.therapy.judging import TherapyJudgeOptions, TherapyJudgeResult, judge_study
 from empathybench.therapy.prompt import THERAPIST_MAX_TOKENS
@@ -90,32 +90,7 @@ async def run_therapy_async(
     )
 
 
-def run_therapy(
-    model: str | ModelSpec = DEFAULT_MODEL,
-    *,
-    study: str | os.PathLike[str] = DEFAULT_STUDY,
-    questions: QuestionSet | str | None = None,
-    epochs: int = 1,
-    answer_mode: str | None = None,
-    max_connections: int | None = None,
-    requests_per_minute: float | None = None,
-    cache: str | os.PathLike[str] | bool = True,
-    progress: ProgressCallback | None = None,
-) -> RunOutcome:
-    """``run_therapy_async``, waited for."""
-    return run_coroutine(
-        run_therapy_async(
-            model,
-            study=study,
-            questions=questions,
-            epochs=epochs,
-            answer_mode=answer_mode,
-            max_connections=max_connections,
-            requests_per_minute=requests_per_minute,
-            cache=cache,
-            progress=progress,
-        )
-    )
+run_therapy = blocking_twin(run_therapy_async, "run_therapy")
 
 
 async def judge_therapy_async(
@@ -149,31 +124,4 @@ async def judge_therapy_async(
     )
 
 
-def judge_therapy(
-    study: str | os.PathLike[str] = DEFAULT_STUDY,
-    *,
-    judges: Sequence[str | ModelSpec] = (OFFLINE_JUDGE,),
-    sources: Sequence[str] | None = None,
-    allow_self_judge: bool = False,
-    base_url: str | None = None,
-    options: Mapping[str, str | int | float | bool] | None = None,
-    max_connections: int = 8,
-    max_reasks: int = 2,
-    cache: str | os.PathLike[str] | bool = True,
-    progress: ProgressCallback | None = None,
-) -> TherapyJudgeResult:
-    """``judge_therapy_async``, waited for."""
-    return run_coroutine(
-        judge_therapy_async(
-            study,
-            judges=judges,
-            sources=sources,
-            allow_self_judge=allow_self_judge,
-            base_url=base_url,
-            options=options,
-            max_connections=max_connections,
-            max_reasks=max_reasks,
-            cache=cache,
-            progress=progress,
-        )
-    )
+judge_therapy = blocking_twin(judge_therapy_async, "judge_therapy")
