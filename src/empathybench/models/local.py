@@ -11,7 +11,9 @@ requests with identical parameters, runs their shared prompt prefix once and the
 length-sorted chunks, then decodes them together (greedy at temperature 0, else top-p sampling
 with one generator per request seeded from ``seed``, so an answer does not depend on its
 batch), dropping each row and answering its caller when it reaches EOS or ``max_tokens``.
-Options: ``batch_size`` (default 100) and ``threads`` (default: all cores).
+Options: ``batch_size`` (default 100) and ``threads`` (default: all cores). Attention reads
+grouped key/value heads in place (``local_attention``), and finished rows leave the KV cache
+by moving only the rows behind them: both change no computed value.
 
 A request with an ``AnswerGuide`` (guided mode) is answered by ``local_guided``: the engine
 fills the answer's fields by option likelihood and generates only the reply, with stopping
