@@ -1,11 +1,14 @@
-"""Shortcut audit of the bundled standard-v1, a fresh set of v1 items and a fresh set of v2 items.
+"""Shortcut audit of the bundled standard suites, a fresh set of v1 items and of v2 items.
 
 Each audit trains the surface baselines on ``--train-n`` items generated with the audit's
 default training seed, then reports the best baseline per question beside chance. Prints a
 table and writes benchmarks/results/audit.json (summary rows plus the full reports).
 
     python benchmarks/audit.py [--train-n 3000] [--fresh-n 1000] [--fresh-seed 2025 ...]
-                               [--versions v1 v2] [--no-standard] [--out FILE]
+                               [--versions v1 v2] [--standard standard-v1 standard-v2]
+                               [--no-standard] [--out FILE]
+
+``--versions`` with no value audits no fresh set (only the bundled suites).
 
 Several ``--fresh-seed`` values audit one fresh set per seed and version (a template version
 should pass on seeds it was not tuned on, not only on one).
@@ -60,13 +63,19 @@ def main() -> None:
     parser.add_argument("--train-n", type=int, default=DEFAULT_TRAIN_N)
     parser.add_argument("--fresh-n", type=int, default=1000)
     parser.add_argument("--fresh-seed", type=int, nargs="+", default=[2025])
-    parser.add_argument("--versions", nargs="+", default=["v1", "v2"])
-    parser.add_argument("--no-standard", action="store_true", help="skip standard-v1")
+    parser.add_argument("--versions", nargs="*", default=["v1", "v2"])
+    parser.add_argument(
+        "--standard",
+        nargs="+",
+        default=["standard-v1", "standard-v2"],
+        help="bundled suites to audit",
+    )
+    parser.add_argument("--no-standard", action="store_true", help="skip the bundled suites")
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).parent / "results" / "audit.json"
     )
     args = parser.parse_args()
-    suites = [] if args.no_standard else [("standard-v1", load_suite("standard-v1"))]
+    suites = [] if args.no_standard else [(name, load_suite(name)) for name in args.standard]
     suites += [
         (
             f"fresh {version} ({args.fresh_n}, seed {seed})",

@@ -19,7 +19,8 @@ from empathybench.models.base import ModelSpec
 from empathybench.models.openai_format import request_body
 from empathybench.models.registry import parse_model_id
 from empathybench.prompts.strategies import get_strategy
-from empathybench.runner import RunOptions, RunResult, _prepare, execute_run
+from empathybench.run_requests import prepare_request
+from empathybench.runner import RunOptions, RunResult, execute_run
 from empathybench.runtime.batch import has_open_batches
 from empathybench.runtime.run_store import RunStore
 from empathybench.types import Suite
@@ -85,7 +86,7 @@ def test_a_complete_batch_answers_every_item_once_with_the_synchronous_request_b
     strategy = get_strategy("plain")
     build = request_body if provider == "openai" else message_params
     expected = [
-        build(options.spec, _prepare(options, strategy, item, 0, "x", "free")[0])
+        build(options.spec, prepare_request(options, strategy, item, 0, "x", "free")[0])
         for item in small_suite.items[:N]
     ]
     assert server.submitted == json.loads(json.dumps(expected))

@@ -1,5 +1,5 @@
-"""Every Python example in docs/python-api.md runs as written (the offline-judge one is slow:
-it loads the bundled encoder)."""
+"""Every Python example in docs/python-api.md runs as written (those that load the bundled
+encoder or model are slow and need torch)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,14 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "python-api.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
 
 
+HEAVY = ('"offline"', "eb.score_text(", '"local/smollm2"')
+"""What marks an example that loads torch models (the offline judge or scorer, the bundled
+model)."""
+
+
 def _param(index: int, code: str) -> object:
-    marks = [pytest.mark.slow] if '"offline"' in code else []
+    heavy = any(marker in code for marker in HEAVY)
+    marks = [pytest.mark.slow, pytest.mark.torch] if heavy else []
     return pytest.param(code, id=f"example-{index}", marks=marks)
 
 

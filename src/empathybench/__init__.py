@@ -4,7 +4,7 @@ The Python API (``docs/python-api.md``)::
 
     import empathybench as eb
 
-    suite = eb.load_suite("standard-v1")
+    suite = eb.load_suite("standard-v2")
     run = eb.run(suite, model="mock/echo", run_dir="runs/x", judges=[], limit=5)
     summary = eb.summarize(run)
 
@@ -28,36 +28,63 @@ _LAZY: dict[str, str] = {
     "DEFAULT_MODEL": "empathybench.models.defaults",
     "DEFAULT_SUITE": "empathybench.scenarios.suites",
     "DimensionSummary": "empathybench.analysis.summary",
+    "EmpathyScores": "empathybench.scorer.empathy_scorer",
+    "EvaluatedProbe": "empathybench.api.probes",
     "GenerationParams": "empathybench.models.base",
     "Interval": "empathybench.analysis.summary",
+    "JudgeAgreement": "empathybench.api.scorer",
     "JudgeRunResult": "empathybench.judging.run_judges",
     "ModelSpec": "empathybench.models.base",
     "ParameterError": "empathybench.errors",
+    "ProbeEvaluations": "empathybench.api.probes",
+    "ProbeTraining": "empathybench.api.probes",
     "ProgressCallback": "empathybench.progress",
     "ProgressUpdate": "empathybench.progress",
     "ReportFiles": "empathybench.report.run_report",
+    "RobustnessCheck": "empathybench.api.scorer",
     "RunLike": "empathybench.api.paths",
     "RunOutcome": "empathybench.api.running",
     "RunSummary": "empathybench.analysis.summary",
     "Scenario": "empathybench.types",
+    "ScorerEvaluation": "empathybench.api.scorer",
+    "ScorerTraining": "empathybench.api.scorer",
+    "Steering": "empathybench.api.probes",
     "Suite": "empathybench.types",
     "UserError": "empathybench.errors",
     "default_judges": "empathybench.api.judging",
+    "evaluate_probes": "empathybench.api.probes",
+    "evaluate_scorer": "empathybench.api.scorer",
     "generate_suite": "empathybench.api.suites",
     "judge": "empathybench.api.judging",
     "judge_async": "empathybench.api.judging",
     "load_suite": "empathybench.api.suites",
     "model_spec": "empathybench.api.running",
+    "rescore_steering": "empathybench.api.probes",
     "resume": "empathybench.api.running",
     "resume_async": "empathybench.api.running",
     "run": "empathybench.api.running",
     "run_async": "empathybench.api.running",
+    "score_text": "empathybench.api.scorer",
+    "scorer_robustness": "empathybench.api.scorer",
+    "steer": "empathybench.api.probes",
+    "train_probe": "empathybench.api.probes",
+    "train_scorer": "empathybench.api.scorer",
 }
 
 if TYPE_CHECKING:
     from empathybench.analysis.summary import DimensionSummary, Interval, RunSummary
     from empathybench.api.judging import default_judges, judge, judge_async
     from empathybench.api.paths import RunLike
+    from empathybench.api.probes import (
+        EvaluatedProbe,
+        ProbeEvaluations,
+        ProbeTraining,
+        Steering,
+        evaluate_probes,
+        rescore_steering,
+        steer,
+        train_probe,
+    )
     from empathybench.api.running import (
         RunOutcome,
         model_spec,
@@ -65,6 +92,16 @@ if TYPE_CHECKING:
         resume_async,
         run,
         run_async,
+    )
+    from empathybench.api.scorer import (
+        JudgeAgreement,
+        RobustnessCheck,
+        ScorerEvaluation,
+        ScorerTraining,
+        evaluate_scorer,
+        score_text,
+        scorer_robustness,
+        train_scorer,
     )
     from empathybench.api.suites import generate_suite, load_suite
     from empathybench.errors import ParameterError, UserError
@@ -74,6 +111,7 @@ if TYPE_CHECKING:
     from empathybench.progress import ProgressCallback, ProgressUpdate
     from empathybench.report.run_report import ReportFiles
     from empathybench.scenarios.suites import DEFAULT_SUITE
+    from empathybench.scorer.empathy_scorer import EmpathyScores
     from empathybench.types import Scenario, Suite
 
 
@@ -95,31 +133,48 @@ __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_SUITE",
     "DimensionSummary",
+    "EmpathyScores",
+    "EvaluatedProbe",
     "GenerationParams",
     "Interval",
+    "JudgeAgreement",
     "JudgeRunResult",
     "ModelSpec",
     "ParameterError",
+    "ProbeEvaluations",
+    "ProbeTraining",
     "ProgressCallback",
     "ProgressUpdate",
     "ReportFiles",
+    "RobustnessCheck",
     "RunLike",
     "RunOutcome",
     "RunSummary",
     "Scenario",
+    "ScorerEvaluation",
+    "ScorerTraining",
+    "Steering",
     "Suite",
     "UserError",
     "__version__",
     "default_judges",
+    "evaluate_probes",
+    "evaluate_scorer",
     "generate_suite",
     "judge",
     "judge_async",
     "load_suite",
     "model_spec",
     "report",
+    "rescore_steering",
     "resume",
     "resume_async",
     "run",
     "run_async",
+    "score_text",
+    "scorer_robustness",
+    "steer",
     "summarize",
+    "train_probe",
+    "train_scorer",
 ]

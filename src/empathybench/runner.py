@@ -18,127 +18,47 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Protocol
+from collections.abc import Iterator
 
-from empathybench.errors import ParameterError, UserError
-from empathybench.models.base import ModelAPI, ModelCallError, ModelOutput, ModelRequest, ModelSpec
-from empathybench.models.guided import AnswerGuide, AnswerMode
-from empathybench.models.registry import create_model, resolve_answer_mode
-from empathybench.progress import ProgressCallback, ProgressUpdate, report_progress
-from empathybench.prompts.answer_guide import answer_guide
-from empathybench.prompts.strategies import Strategy, apply_strategy, get_strategy
+from empathybench.errors import UserError
+from empathybench.models.base import ModelAPI
+from empathybench.models.registry import create_model
+from empathybench.progress import ProgressUpdate, report_progress
+from empathybench.prompts.strategies import get_strategy
+from empathybench.run_batches import answer_pending_in_batches
+from empathybench.run_manifest import check_same_run, new_manifest, recorded_model
+from empathybench.run_options import (
+    MAX_EPOCHS,
+    ItemSet,
+    RunItem,
+    RunOptions,
+    RunResult,
+    check_run_options,
+    run_answer_mode,
+    select_items,
+)
+from empathybench.run_requests import RunningTotals, answer_item, item_guide
 from empathybench.runtime import provenance
-from empathybench.runtime.batch import BatchEntry, answer_in_batches, create_batch_api
-from empathybench.runtime.cache import ResponseCache, cache_key, check_cache_path
+from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.directory_lock import hold_directory
-from empathybench.runtime.pricing import Price
-from empathybench.runtime.retry import RateLimiter, call_with_retries
-from empathybench.runtime.run_store import ItemKey, RunStore
-from empathybench.runtime.url_secrets import redact_url
-from empathybench.types import (
-    CallError,
-    ChatMessage,
-    JudgeRequest,
-    Response,
-    RunManifest,
-    RunTotals,
-    RunTrack,
-    Scenario,
-    Suite,
-    SuiteRef,
-    TokenUsage,
-)
-from empathybench.validation import (
-    check_count,
-    check_directory_target,
-    check_number,
-)
+from empathybench.runtime.retry import RateLimiter
+from empathybench.runtime.run_store import RunStore
+from empathybench.types import Response, RunManifest, RunTotals, Suite
 
-
-class RunItem(Protocol):
-    """One thing a model answers: a scenario, or a therapy question in the therapist prompt."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def prompt_version(self) -> str: ...
-    @property
-    def messages(self) -> Sequence[ChatMessage]: ...
-
-
-class ItemSet(Protocol):
-    """What a run answers: named, hashed (sha256 of its file), ordered items."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def sha256(self) -> str: ...
-    @property
-    def track(self) -> RunTrack: ...
-    @property
-    def prompt_version(self) -> str: ...
-    @property
-    def items(self) -> Sequence[RunItem]: ...
-
-
-@dataclass
-class RunOptions:
-    suite: ItemSet
-    suite_source: str
-    spec: ModelSpec
-    run_dir: Path
-    strategy: str = "plain"
-    epochs: int = 1
-    limit: int | None = None
-    kinds: list[str] | None = None
-    max_connections: int = 8
-    requests_per_minute: float | None = None
-    max_attempts: int = 6
-    max_backoff_s: float = 30.0
-    cache_path: Path | None = None
-    prices: dict[str, Price] = field(default_factory=dict)
-    progress: ProgressCallback | None = None
-    """Called when the run starts and after every answer (see ``empathybench.progress``)."""
-    answer_mode: AnswerMode | None = None
-    """guided | free; None: guided for local models, free for the rest."""
-    batch: bool = False
-    """Answer through the provider's batch API (see ``runtime.batch``)."""
-    batch_poll_s: float = 30.0
-    judging: JudgeRequest | None = None
-    """The judges the caller will score with, recorded for ``run --resume`` (None: keep
-    what the manifest says)."""
-
-
-MAX_EPOCHS = 1000
-"""Most answers per item a run takes (the item list is built up front)."""
-
-
-def check_run_options(options: RunOptions) -> None:
-    """Refuse out-of-range settings before any file is written or model called."""
-    check_count("epochs", options.epochs, maximum=MAX_EPOCHS)
-    check_count("limit", options.limit)
-    check_count("max_connections", options.max_connections)
-    check_count("max_attempts", options.max_attempts)
-    check_number("requests_per_minute", options.requests_per_minute, above=0)
-    check_number("max_backoff_s", options.max_backoff_s, minimum=0)
-    check_number("batch_poll_s", options.batch_poll_s, above=0)
-    check_directory_target("run_dir", options.run_dir)
-    check_cache_path(options.cache_path)
-
-
-@dataclass
-class RunResult:
-    manifest: RunManifest
-    store: RunStore
-    responses: dict[ItemKey, Response]
-    calls_made: int
-    skipped: int
+__all__ = [
+    "MAX_EPOCHS",
+    "ItemSet",
+    "RunItem",
+    "RunOptions",
+    "RunResult",
+    "check_run_options",
+    "execute_run",
+    "item_guide",
+    "load_run_suite",
+    "recorded_model",
+    "run_answer_mode",
+    "select_items",
+]
 
 
 def load_run_suite(manifest: RunManifest) -> Suite:
@@ -157,306 +77,6 @@ def load_run_suite(manifest: RunManifest) -> Suite:
             f"(sha256 {suite.sha256[:12]}…, recorded {manifest.suite.sha256[:12]}…)"
         )
     return suite
-
-
-def select_items(item_set: ItemSet, limit: int | None, kinds: list[str] | None) -> list[RunItem]:
-    if limit is not None and limit <= 0:
-        raise ParameterError(f"limit must be a positive number, got {limit}", parameters=["limit"])
-    chosen = [item for item in item_set.items if kinds is None or item.kind in kinds]
-    if not chosen:
-        raise ParameterError(
-            f"kinds {kinds} match no items in {item_set.name}", parameters=["kinds"]
-        )
-    return chosen[:limit] if limit is not None else chosen
-
-
-def run_answer_mode(
-    spec: ModelSpec, strategy: str, requested: str | None, suite: ItemSet | None = None
-) -> AnswerMode:
-    """The answer mode of a run (see ``registry.resolve_answer_mode``).
-
-    A strategy that asks for a reasoning line before the answer (chain-of-empathy,
-    empathize-first) needs free answers: guided answers start with the fields. Local models
-    then default to free, and an explicit ``guided`` is refused. The same holds for the
-    original benchmark's items, which ask no question to guide.
-    """
-    mode = resolve_answer_mode(spec, requested)
-    if mode == "guided" and isinstance(suite, Suite) and suite.origin == "original-benchmark":
-        if requested is None:
-            return "free"
-        raise UserError(
-            f"{suite.name}: the original benchmark's items ask no EMOTION or NEEDS_HELP "
-            "question, so there is nothing to guide: use --answer-mode free"
-        )
-    if mode == "guided" and get_strategy(strategy).system_addendum is not None:
-        if requested is None:
-            return "free"
-        raise ParameterError(
-            f"strategy={strategy} asks for a line of reasoning before the answer, which "
-            "guided answers leave no room for: use answer_mode=free",
-            parameters=["strategy", "answer_mode"],
-        )
-    return mode
-
-
-def item_guide(item: RunItem, messages: Sequence[ChatMessage]) -> AnswerGuide:
-    """The answer guide of an item as sent: its format, its scene's people as PERSON values."""
-    names = [person.name for person in item.participants] if isinstance(item, Scenario) else []
-    return answer_guide(messages, names)
-
-
-def _new_manifest(
-    options: RunOptions, strategy: Strategy, n_items: int, answer_mode: AnswerMode
-) -> RunManifest:
-    now = provenance.now_iso()
-    return RunManifest(
-        run_id=uuid.uuid4().hex[:12],
-        created_at=now,
-        updated_at=now,
-        status="running",
-        suite=SuiteRef(
-            name=options.suite.name,
-            source=options.suite_source,
-            sha256=options.suite.sha256,
-            n=len(options.suite.items),
-            origin=options.suite.origin if isinstance(options.suite, Suite) else "empathybench",
-        ),
-        model=recorded_model(options.spec),
-        strategy=strategy.name,
-        strategy_version=strategy.version,
-        prompt_version=options.suite.prompt_version,
-        epochs=options.epochs,
-        limit=options.limit,
-        kinds=options.kinds,
-        max_connections=options.max_connections,
-        requests_per_minute=options.requests_per_minute,
-        package_versions=provenance.package_versions(),
-        python=provenance.python_version(),
-        platform=provenance.platform_name(),
-        git_revision=provenance.git_revision(),
-        totals=RunTotals(items=n_items),
-        track=options.suite.track,
-        answer_mode=answer_mode,
-        judging=options.judging,
-    )
-
-
-def recorded_model(spec: ModelSpec) -> dict[str, object]:
-    """The model spec as a manifest records it: its server URL without credentials."""
-    data = spec.model_dump(mode="json")
-    if spec.base_url:
-        data["base_url"] = redact_url(spec.base_url)
-    return data
-
-
-def _check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) -> None:
-    mismatches = [
-        name
-        for name, old, new in (
-            ("track", existing.track, fresh.track),
-            ("suite", existing.suite.sha256, fresh.suite.sha256),
-            ("model", existing.model, fresh.model),
-            ("strategy", existing.strategy_version, fresh.strategy_version),
-            ("prompt version", existing.prompt_version, fresh.prompt_version),
-            ("answer mode", existing.answer_mode, fresh.answer_mode),
-        )
-        if old != new
-    ]
-    if mismatches:
-        raise ParameterError(
-            f"{directory} holds a different run ({', '.join(mismatches)} differ: "
-            f"{existing.model.get('provider')}/{existing.model.get('name')} on "
-            f"{existing.suite.name}); choose another run_dir or resume that run",
-            parameters=["run_dir"],
-        )
-
-
-class _Totals:
-    def __init__(self, items: int) -> None:
-        self.items, self.completed, self.errors, self.cached = items, 0, 0, 0
-        self.input_tokens = self.output_tokens = 0
-
-    def add(self, response: Response) -> None:
-        self.completed += response.ok
-        self.errors += not response.ok
-        self.cached += response.cached
-        self.input_tokens += response.usage.input_tokens
-        self.output_tokens += response.usage.output_tokens
-
-
-def _prepare(
-    options: RunOptions,
-    strategy: Strategy,
-    item: RunItem,
-    epoch: int,
-    run_id: str,
-    answer_mode: AnswerMode,
-) -> tuple[ModelRequest, str, dict[str, object]]:
-    """The request of one (item, epoch), its cache key and the fields of its ``Response``."""
-    spec = options.spec
-    params = spec.params
-    if options.epochs > 1 and params.seed is not None:
-        params = params.model_copy(update={"seed": params.seed + epoch})
-    messages = apply_strategy(strategy, item.messages, spec.system_prompt)
-    request = ModelRequest(
-        messages=messages,
-        params=params,
-        guide=item_guide(item, messages) if answer_mode == "guided" else None,
-    )
-    key = cache_key(
-        spec,
-        request,
-        epoch=epoch,
-        versions={"strategy": strategy.version, "prompt": item.prompt_version},
-    )
-    common: dict[str, object] = {
-        "run_id": run_id,
-        "scenario_id": item.id,
-        "epoch": epoch,
-        "model": spec.id,
-        "strategy": strategy.name,
-        "request_key": key,
-    }
-    return request, key, common
-
-
-async def _answer(
-    model: ModelAPI,
-    options: RunOptions,
-    strategy: Strategy,
-    item: RunItem,
-    epoch: int,
-    run_id: str,
-    cache: ResponseCache | None,
-    limiter: RateLimiter,
-    answer_mode: AnswerMode,
-) -> Response:
-    spec = options.spec
-    request, key, common = _prepare(options, strategy, item, epoch, run_id, answer_mode)
-    cached = cache.get(key) if cache is not None else None
-    if cached is not None:
-        return _response(common, cached, latency=0.0, attempts=0, cached=True)
-    attempts = 0
-
-    def count(number: int) -> None:
-        nonlocal attempts
-        attempts = number
-
-    async def call() -> ModelOutput:
-        await limiter.acquire()
-        return await model.generate(request)
-
-    started = time.perf_counter()
-    try:
-        output = await call_with_retries(
-            call,
-            max_attempts=options.max_attempts,
-            max_backoff_s=options.max_backoff_s,
-            on_attempt=count,
-        )
-    except Exception as error:  # an adapter bug must not lose the run either: record it
-        if isinstance(error, ModelCallError):
-            failure = CallError(kind=error.kind, message=error.message, status=error.status)
-        else:
-            failure = CallError(kind="internal", message=f"{type(error).__name__}: {error}")
-        return Response(
-            **common,
-            text=None,
-            latency_s=round(time.perf_counter() - started, 4),
-            attempts=attempts,
-            cached=False,
-            error=failure,
-            finished_at=provenance.now_iso(),
-        )
-    if cache is not None:
-        cache.put(key, spec.id, output)
-    return _response(
-        common, output, latency=time.perf_counter() - started, attempts=attempts, cached=False
-    )
-
-
-def _response(
-    common: dict[str, object], output: ModelOutput, *, latency: float, attempts: int, cached: bool
-) -> Response:
-    return Response.model_validate(
-        {
-            **common,
-            "text": output.text,
-            "reasoning": output.reasoning,
-            "stop_reason": output.stop_reason,
-            "refusal": output.refusal,
-            "usage": TokenUsage(
-                input_tokens=output.input_tokens or 0, output_tokens=output.output_tokens or 0
-            ),
-            "latency_s": round(latency, 4),
-            "attempts": attempts,
-            "cached": cached,
-            "provider_model": output.provider_model,
-            "finished_at": provenance.now_iso(),
-        }
-    )
-
-
-async def _answer_in_batches(
-    options: RunOptions,
-    strategy: Strategy,
-    pending: Sequence[tuple[RunItem, int]],
-    run_id: str,
-    cache: ResponseCache | None,
-    answer_mode: AnswerMode,
-    record: Callable[[Response], None],
-    on_progress: Callable[[int, int], None],
-) -> list[str]:
-    """Answer ``pending`` through the provider's batch API; cached answers are not sent.
-
-    Returns the problems of batches that ended with nothing answered (see ``runtime.batch``).
-    """
-    spec = options.spec
-    started = time.perf_counter()
-    entries: list[BatchEntry] = []
-    commons: dict[tuple[str, int, str], dict[str, object]] = {}
-    for item, epoch in pending:
-        request, key, common = _prepare(options, strategy, item, epoch, run_id, answer_mode)
-        cached = cache.get(key) if cache is not None else None
-        if cached is not None:
-            record(_response(common, cached, latency=0.0, attempts=0, cached=True))
-            continue
-        entry = BatchEntry(item.id, epoch, key, request)
-        entries.append(entry)
-        commons[entry.slot] = common
-
-    def on_result(entry: BatchEntry, result: ModelOutput | CallError) -> None:
-        common = commons[entry.slot]
-        latency = time.perf_counter() - started
-        if isinstance(result, CallError):
-            record(
-                Response(
-                    **common,
-                    text=None,
-                    latency_s=round(latency, 4),
-                    attempts=1,
-                    cached=False,
-                    error=result,
-                    finished_at=provenance.now_iso(),
-                )
-            )
-            return
-        if cache is not None:
-            cache.put(entry.request_key, spec.id, result)
-        record(_response(common, result, latency=latency, attempts=1, cached=False))
-
-    api = create_batch_api(spec)
-    try:
-        return await answer_in_batches(
-            api,
-            options.run_dir,
-            entries,
-            on_result,
-            poll_s=options.batch_poll_s,
-            on_progress=on_progress,
-        )
-    finally:
-        await api.aclose()
 
 
 async def execute_run(options: RunOptions, model: ModelAPI | None = None) -> RunResult:
@@ -479,10 +99,10 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
     chosen = select_items(options.suite, options.limit, options.kinds)
     items = [(item, epoch) for epoch in range(options.epochs) for item in chosen]
     store = RunStore(options.run_dir)
-    manifest = _new_manifest(options, strategy, len(items), answer_mode)
+    manifest = new_manifest(options, strategy, len(items), answer_mode)
     if store.exists():
         existing = store.read_manifest()
-        _check_same_run(existing, manifest, options.run_dir)
+        check_same_run(existing, manifest, options.run_dir)
         manifest = manifest.model_copy(
             update={
                 "run_id": existing.run_id,
@@ -497,7 +117,7 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
     pending = [(s, e) for s, e in items if not (r := previous.get((s.id, e))) or not r.ok]
     skipped = len(items) - len(pending)
 
-    totals = _Totals(len(items))
+    totals = RunningTotals(len(items))
     for item, epoch in items:
         if (item.id, epoch) in previous and previous[(item.id, epoch)].ok:
             totals.add(previous[(item.id, epoch)])
@@ -552,7 +172,7 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
         async def worker(model: ModelAPI) -> None:
             for item, epoch in work:
                 record(
-                    await _answer(
+                    await answer_item(
                         model,
                         options,
                         strategy,
@@ -566,7 +186,7 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
                 )
 
         if sync_model is None:
-            problems = await _answer_in_batches(
+            problems = await answer_pending_in_batches(
                 options,
                 strategy,
                 pending,

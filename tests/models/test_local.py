@@ -162,26 +162,37 @@ def test_gguf_path_and_bad_batch_size(tmp_path: Path) -> None:
 
 
 def test_guided_run_end_to_end_on_the_bundled_model(tmp_path: Path) -> None:
-    """``empathybench run`` on local/smollm2: guided by default, every answer in format."""
+    """``empathybench run`` on local/smollm2: the default suite (standard-v2), guided by
+    default, every answer in format; a group item also names a person (or nobody)."""
     import json
 
     from empathybench.judging.answer_parser import parse_answer
-    from empathybench.scenarios.suites import load_suite
+    from empathybench.scenarios.suites import DEFAULT_SUITE, load_suite
     from tests.fakes.cli_process import run_cli
 
+    # The first six items of standard-v2 hold a group item (its sixth).
     result = run_cli(
-        "run", "--limit", "3", "--no-progress", "--no-judge", "--run-dir", "r", cwd=tmp_path
+        "run", "--limit", "6", "--no-progress", "--no-judge", "--run-dir", "r", cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert manifest["answer_mode"] == "guided" and manifest["status"] == "complete"
-    scenarios = {s.id: s for s in load_suite("standard-v1").scenarios}
+    assert DEFAULT_SUITE == "standard-v2"
+    scenarios = {s.id: s for s in load_suite(DEFAULT_SUITE).scenarios}
     lines = (tmp_path / "r" / "responses.jsonl").read_text().splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 6
+    groups = 0
     for line in lines:
         response = json.loads(line)
+        scenario = scenarios[response["scenario_id"]]
         text = response["text"]
-        assert text.startswith(("EMOTION: ", "PERSON: ")), text
-        parsed = parse_answer(text, scenarios[response["scenario_id"]].options)
+        parsed = parse_answer(text, scenario.options)
         assert parsed.problems == [], text
+        assert parsed.letter is not None and parsed.needs_help is not None, text
         assert parsed.reply is not None and len(parsed.reply.split()) >= 2
+        assert text.startswith("EMOTION: "), text
+        if scenario.kind == "group":  # v2 group items ask who needs help, after NEEDS_HELP
+            groups += 1
+            names = {person.name for person in scenario.participants} | {"nobody"}
+            assert parsed.person in names, text
+    assert groups >= 1

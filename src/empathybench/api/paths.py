@@ -27,3 +27,12 @@ def cache_file(cache: str | os.PathLike[str] | bool) -> Path | None:
     if cache is False:
         return None
     return Path(os.fspath(cache))
+
+
+PathArg = Union[str, "os.PathLike[str]"]
+"""A file or folder the caller names: a path or a string."""
+
+
+def optional_path(path: PathArg | None) -> Path | None:
+    """``path`` as a ``Path`` (None stays None)."""
+    return None if path is None else Path(os.fspath(path))

@@ -45,6 +45,8 @@ PARAMETER_ALIASES = {
     "runs_dir": "runs",
     "survey_dir": "survey",
     "annotation_dir": "annotations",
+    "probes": "probe",
+    "models": "model",
 }
 """Library parameter → CLI parameter, where the CLI names the same value differently."""
 

@@ -1,8 +1,8 @@
-"""``empathybench probe train | eval | steer``: linear empathy probes and steering."""
+"""``empathybench probe train | eval | steer``: parse the options, call
+``empathybench.api.probes`` and print its tables."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -10,14 +10,12 @@ import typer
 from rich.table import Table
 
 from empathybench.cli.console import console, err_console
+from empathybench.cli.progress import status_spinner
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text
 
 if TYPE_CHECKING:
-    from empathybench.probes.correlation import Scorer
-    from empathybench.probes.loading import LoadedModel
+    from empathybench.api.probes import ProbeTraining, Steering
     from empathybench.probes.results import ProbeEvaluation, SteeringResult
-    from empathybench.probes.training import TrainedProbe
 
 probe_app = typer.Typer(
     help="Linear empathy probes over layers, their baselines, and activation steering.",
@@ -37,72 +35,14 @@ ScorerOption = Annotated[
 ]
 
 
-MAX_THREADS = 1024
+def _wrote(*paths: Path) -> None:
+    for path in paths:
+        console.print(f"wrote {path}", highlight=False)
 
 
-def _slug(model_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-") or "model"
-
-
-def _load(model_id: str, dtype: str, threads: int | None) -> LoadedModel:
-    from empathybench.probes.loading import load_probe_model, set_threads
-    from empathybench.validation import check_count
-
-    if dtype not in ("float32", "bfloat16", "float16"):
-        raise UserError(f"unknown --dtype {dtype!r}: use float32, bfloat16 or float16")
-    check_count("threads", threads, maximum=MAX_THREADS)
-    set_threads(threads)
-    with err_console.status(f"loading {model_id}"):
-        return load_probe_model(model_id, dtype)  # type: ignore[arg-type]
-
-
-def _write(path: Path, text: str) -> None:
-    atomic_write_text(path, text)
-    console.print(f"wrote {path}", highlight=False)
-
-
-def _train(
-    model: str,
-    output: Path | None,
-    *,
-    pairs: str | None = None,
-    layers: str | None = None,
-    pooling: str = "mean",
-    prompt_format: str = "auto",
-    test_scenario: list[str] | None = None,
-    dtype: str = "float32",
-    batch_size: int = 16,
-    layers_path: str | None = None,
-    threads: int | None = None,
-    loaded: LoadedModel | None = None,
-) -> tuple[TrainedProbe, Path]:
-    from empathybench.probes.layers import decoder_layers, parse_layer_selection
-    from empathybench.probes.pairs import load_pairs
-    from empathybench.probes.training import save_probe, train_probe
-
-    if pooling not in ("mean", "last"):
-        raise UserError(f"unknown --pooling {pooling!r}: use mean or last")
-    if prompt_format not in ("auto", "chat", "plain"):
-        raise UserError(f"unknown --prompt-format {prompt_format!r}: use auto, chat or plain")
-    pair_set = load_pairs(pairs)
-    loaded = loaded or _load(model, dtype, threads)
-    count = len(decoder_layers(loaded.model, layers_path))
-    with err_console.status(f"reading activations of {4 * len(pair_set.pairs)} texts"):
-        trained = train_probe(
-            loaded,
-            pair_set,
-            layers=parse_layer_selection(layers, count),
-            pooling=pooling,  # type: ignore[arg-type]
-            prompt_format=prompt_format,  # type: ignore[arg-type]
-            test_scenarios=test_scenario,
-            batch_size=batch_size,
-            layers_path=layers_path,
-            dtype=dtype,
-        )
-    directory = output or Path("runs") / "probes" / _slug(model)
-    save_probe(directory, trained)
-    console.print(f"wrote {directory}/", highlight=False)
-    return trained, directory
+def _warn(warning: str | None) -> None:
+    if warning is not None:
+        err_console.print(f"warning: {warning}; continuing without scores", highlight=False)
 
 
 def _train_command(
@@ -123,20 +63,25 @@ def _train_command(
     threads: ThreadsOption = None,
 ) -> None:
     """Fit a mean-difference probe at every layer on the training scenarios."""
-    trained, _ = _train(
-        model,
-        output,
-        pairs=pairs,
-        layers=layers,
-        pooling=pooling,
-        prompt_format=prompt_format,
-        test_scenario=test_scenario,
-        dtype=dtype,
-        batch_size=batch_size,
-        layers_path=layers_path,
-        threads=threads,
-    )
-    record = trained.record
+    from empathybench.api.probes import train_probe
+
+    with status_spinner() as progress:
+        training = train_probe(
+            model,
+            output,
+            pairs=pairs,
+            layers=layers,
+            pooling=pooling,  # type: ignore[arg-type]
+            prompt_format=prompt_format,  # type: ignore[arg-type]
+            test_scenarios=test_scenario,
+            dtype=dtype,  # type: ignore[arg-type]
+            batch_size=batch_size,
+            layers_path=layers_path,
+            threads=threads,
+            progress=progress,
+        )
+    print_training(training)
+    record = training.probe.record
     table = Table(title=f"{record.model}: scenario CV inside the training split")
     for column in ("layer", "CV AUROC", "CV separation", "sigma"):
         table.add_column(column, justify="right")
@@ -157,33 +102,8 @@ def _train_command(
     )
 
 
-def _probes(
-    probe: list[Path] | None, model: list[str] | None, output: Path | None, threads: int | None
-) -> list[tuple[TrainedProbe, Path]]:
-    from empathybench.probes.training import load_probe
-
-    found = [(load_probe(directory), directory) for directory in probe or []]
-    for model_id in model or []:
-        target = (output / _slug(model_id)) if output and (len(model or []) > 1 or probe) else None
-        found.append(_train(model_id, target, threads=threads))
-    if not found:
-        raise UserError("give --probe DIR (from probe train) or --model MODEL")
-    return found
-
-
-def _scorer(name: str) -> tuple[Scorer | None, str | None]:
-    """The scoring callable and its name, or None and why not."""
-    from empathybench.probes.correlation import default_scorer
-
-    if name == "none":
-        return None, "scoring turned off (--scorer none)"
-    if name != "default":
-        raise UserError(f"unknown --scorer {name!r}: use default or none")
-    try:
-        return default_scorer(), None
-    except UserError as error:
-        err_console.print(f"warning: {error}; continuing without scores", highlight=False)
-        return None, str(error)
+def print_training(training: ProbeTraining) -> None:
+    console.print(f"wrote {training.directory}/", highlight=False)
 
 
 def _eval_command(
@@ -202,38 +122,29 @@ def _eval_command(
     threads: ThreadsOption = None,
 ) -> None:
     """Layer sweep on held-out scenarios with baselines, ablation, LOSO and correlations."""
-    from empathybench.probes.correlation import load_scores
-    from empathybench.probes.evaluation import EvaluationSettings, evaluate_probe
-    from empathybench.probes.pairs import load_pairs
-    from empathybench.probes.plots import plot_layer_sweep
+    from empathybench.api.probes import evaluate_probes
 
-    if random_directions < 1 or permutations < 1:
-        raise UserError("--random-directions and --permutations must be at least 1")
-    found = _probes(probe, model, output, threads)
-    settings = EvaluationSettings(random_directions, permutations, seed)
-    score_map = load_scores(scores) if scores else None
-    scoring, note = (None, None) if score_map is not None else _scorer(scorer)
-    source = str(scores) if scores else ("offline empathy scorer" if scoring else None)
-    for trained, directory in found:
-        pairs = load_pairs(trained.record.pairs)
-        others = [t for t, _ in found if t is not trained]
-        evaluation = evaluate_probe(
-            trained,
-            pairs,
-            settings=settings,
-            scores=score_map,
-            scorer=scoring,
-            scores_source=source,
-            others=others,
+    with status_spinner() as progress:
+        done = evaluate_probes(
+            probe or [],
+            model or [],
+            output,
+            scores=scores,
+            scorer=scorer,  # type: ignore[arg-type]
+            random_directions=random_directions,
+            permutations=permutations,
+            seed=seed,
+            threads=threads,
+            progress=progress,
         )
-        target = (output / _slug(trained.record.model)) if output and len(found) > 1 else None
-        target = target or output or directory
-        _write(target / "eval.json", evaluation.model_dump_json(indent=2) + "\n")
-        plot_layer_sweep(evaluation, target / "layer_sweep.png")
-        console.print(f"wrote {target / 'layer_sweep.png'}", highlight=False)
-        print_evaluation(evaluation)
-        if note and scores is None and scorer != "none":
-            console.print(f"no correlation with scores: {note}", highlight=False)
+    for training in done.trained:
+        print_training(training)
+    _warn(done.scorer_warning)
+    for evaluated in done.evaluations:
+        _wrote(evaluated.evaluation_file, evaluated.plot_file)
+        print_evaluation(evaluated.evaluation)
+        if done.scorer_warning is not None:
+            console.print(f"no correlation with scores: {done.scorer_warning}", highlight=False)
 
 
 def print_evaluation(evaluation: ProbeEvaluation) -> None:
@@ -289,24 +200,9 @@ def _ci(interval: tuple[float, float] | None) -> str:
 
 def _parse_alphas(text: str) -> tuple[float, ...]:
     try:
-        alphas = tuple(float(part) for part in text.split(",") if part.strip())
+        return tuple(float(part) for part in text.split(",") if part.strip())
     except ValueError:
         raise UserError(f"bad --alphas {text!r}: use numbers separated by commas") from None
-    if not alphas:
-        raise UserError("--alphas is empty")
-    return tuple(sorted(set(alphas)))
-
-
-def top_layers(trained: TrainedProbe, count: int, min_gap: int = 3) -> list[int]:
-    """The ``count`` best layers by training-split CV, at least ``min_gap`` apart."""
-    ranked = sorted(trained.record.layers, key=lambda r: (-round(r.cv_auroc, 3), -r.cv_separation))
-    chosen: list[int] = []
-    for row in ranked:
-        if all(abs(row.layer - c) >= min_gap for c in chosen):
-            chosen.append(row.layer)
-        if len(chosen) == count:
-            break
-    return chosen
 
 
 def _steer_command(
@@ -337,105 +233,41 @@ def _steer_command(
     threads: ThreadsOption = None,
 ) -> None:
     """Steer generation with alpha * sigma * u at one or more layers (an alpha sweep)."""
-    from empathybench.probes.plots import plot_dose_response
+    from empathybench.api.probes import rescore_steering, steer
 
     if from_samples is not None:
-        result = _rescore(from_samples, scorer, scores)
-        target = output or from_samples.parent
+        done = rescore_steering(from_samples, output, scores=scores, scorer=scorer)  # type: ignore[arg-type]
     else:
         if scores is not None:
             raise UserError("--scores needs --from-samples (scores are joined to sample ids)")
-        result, target = _generate(
-            probe, model, output, layer, top_layers_count, _parse_alphas(alphas), seeds, prompts,
-            max_new_tokens, temperature, top_p, batch_size, scorer, dtype, threads,
-        )  # fmt: skip
-    _write(target / "steer.json", result.model_dump_json(indent=2) + "\n")
-    plot_dose_response(result, target / "dose_response.png")
-    console.print(f"wrote {target / 'dose_response.png'}", highlight=False)
-    print_steering(result)
+        with status_spinner() as progress:
+            done = steer(
+                probe,
+                model,
+                output,
+                layers=layer or [],
+                top_layers_count=top_layers_count,
+                alphas=_parse_alphas(alphas),
+                seeds=seeds,
+                prompts=prompts,
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+                top_p=top_p,
+                batch_size=batch_size,
+                scorer=scorer,  # type: ignore[arg-type]
+                dtype=dtype,  # type: ignore[arg-type]
+                threads=threads,
+                progress=progress,
+            )
+    print_steered(done)
 
 
-def _generate(
-    probe: Path | None,
-    model: str | None,
-    output: Path | None,
-    layer: list[int] | None,
-    top: int,
-    alphas: tuple[float, ...],
-    seeds: int,
-    prompts: int,
-    max_new_tokens: int,
-    temperature: float,
-    top_p: float,
-    batch_size: int,
-    scorer: str,
-    dtype: str,
-    threads: int | None,
-) -> tuple[SteeringResult, Path]:
-    from empathybench.probes.pairs import load_pairs
-    from empathybench.probes.sweep import SweepSettings, held_out_prompts, run_sweep
-    from empathybench.probes.training import load_probe
-
-    if min(seeds, prompts, max_new_tokens, batch_size, top) < 1:
-        raise UserError("--seeds, --prompts, --max-new-tokens, --batch-size must be at least 1")
-    if probe is not None:
-        trained, directory = load_probe(probe), probe
-        if model is not None and model != trained.record.model:
-            raise UserError(f"{probe} is a probe of {trained.record.model}, not {model}")
-        loaded = _load(trained.record.model, dtype, threads)
-    elif model is not None:
-        loaded = _load(model, dtype, threads)
-        trained, directory = _train(model, output, dtype=dtype, loaded=loaded)
-    else:
-        raise UserError("give --probe DIR (from probe train) or --model MODEL")
-    layers = layer or top_layers(trained, top)
-    for index in layers:
-        trained.record.layer(index)
-    pairs = load_pairs(trained.record.pairs)
-    scoring, note = _scorer(scorer)
-    settings = SweepSettings(
-        layers=tuple(layers),
-        alphas=alphas,
-        seeds=tuple(range(seeds)),
-        max_new_tokens=max_new_tokens,
-        temperature=temperature,
-        top_p=top_p,
-        batch_size=batch_size,
-    )
-    rows = len(layers) * len(alphas) * prompts * seeds
-    with err_console.status(f"generating {rows} steered completions"):
-        result = run_sweep(
-            loaded,
-            trained,
-            held_out_prompts(pairs, trained.record.test_scenarios, prompts),
-            settings,
-            scorer=scoring,
-            scorer_name="offline empathy scorer" if scoring else None,
-            scorer_note=note,
-            probe_source=str(directory),
-        )
-    return result, output or directory
-
-
-def _rescore(path: Path, scorer: str, scores: Path | None) -> SteeringResult:
-
-    from empathybench.jsonl import read_json_record
-    from empathybench.probes.correlation import load_scores
-    from empathybench.probes.results import SteeringResult
-    from empathybench.probes.sweep import apply_scores, score_samples, summarise
-
-    if not path.is_file():
-        raise UserError(f"{path}: no such file")
-    result = read_json_record(path, SteeringResult)
-    if scores is not None:
-        samples, name, note = apply_scores(result.samples, load_scores(scores)), str(scores), None
-    else:
-        scoring, note = _scorer(scorer)
-        if scoring is None:
-            raise UserError(f"nothing to re-score with: {note}")
-        samples, name = score_samples(result.samples, scoring), "offline empathy scorer"
-    rescored = result.model_copy(update={"samples": samples, "scorer": name, "scorer_note": note})
-    return summarise(rescored, {row.layer: row.sigma for row in result.layers})
+def print_steered(done: Steering) -> None:
+    if done.trained is not None:
+        print_training(done.trained)
+    _warn(done.scorer_warning)
+    _wrote(done.steering_file, done.plot_file)
+    print_steering(done.result)
 
 
 def print_steering(result: SteeringResult) -> None:

@@ -14,6 +14,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.status import Status
 
 from empathybench.cli.console import err_console
 from empathybench.progress import ProgressCallback, ProgressUpdate
@@ -57,3 +58,24 @@ def progress_bars(enabled: bool = True) -> Iterator[ProgressCallback | None]:
 
     with progress:
         yield update
+
+
+@contextmanager
+def status_spinner() -> Iterator[ProgressCallback]:
+    """A callback showing each started step (``completed < total``) as a spinner on stderr
+    until it reports itself finished, for steps that have no countable items."""
+    shown: list[Status] = []
+
+    def update(event: ProgressUpdate) -> None:
+        while shown:
+            shown.pop().stop()
+        if event.completed < event.total:
+            status = err_console.status(event.task)
+            status.start()
+            shown.append(status)
+
+    try:
+        yield update
+    finally:
+        while shown:
+            shown.pop().stop()

@@ -77,7 +77,10 @@ def _judges(judge: list[str] | None, no_judge: bool, *, resuming: bool) -> list[
 
 
 def _run(
-    suite: Annotated[str, typer.Option(help="Bundled suite name or JSONL file.")] = DEFAULT_SUITE,
+    suite: Annotated[
+        str,
+        typer.Option(help="Bundled suite name (`empathybench suites` lists them) or JSONL file."),
+    ] = DEFAULT_SUITE,
     model: Annotated[str, typer.Option(help="Model id: provider/name.")] = DEFAULT_MODEL,
     run_dir: Annotated[
         Path | None,
@@ -155,7 +158,7 @@ def _run(
         typer.Option("--force", help="Write into a --run-dir that is not empty and holds no run."),
     ] = False,
 ) -> None:
-    """Run a suite through a model (default: standard-v1 on the bundled local/smollm2)."""
+    """Run a suite through a model (default: standard-v2 on the bundled local/smollm2)."""
     check_exclusive({"judge": bool(judge), "no_judge": no_judge})
     check_directory_target("run_dir", run_dir)
     check_existing_directory("resume", resume_dir)

@@ -1,33 +1,33 @@
-"""``empathybench score`` and ``empathybench scorer train | eval | robustness``."""
+"""``empathybench score`` and ``empathybench scorer train | eval | robustness``: parse the
+options, call ``empathybench.api.scorer`` and print its tables."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from empathybench.cli.console import console
-from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text
+
+if TYPE_CHECKING:
+    from empathybench.api.scorer import JudgeAgreement, RobustnessCheck
+    from empathybench.scorer.agreement import AgreementReport
+    from empathybench.scorer.empathy_scorer import EmpathyEvaluation
 
 scorer_app = typer.Typer(
     help="Train, evaluate and stress-test the offline empathy scorer and offline judge.",
     no_args_is_help=True,
 )
 
-Task = Literal["empathy", "judge"]
-
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _write_json(output: Path | None, data: Any) -> None:
+def _wrote(output: Path | None) -> None:
     if output is not None:
-        atomic_write_text(output, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         console.print(f"wrote {output}", highlight=False)
 
 
@@ -45,12 +45,9 @@ def _score(
     ] = None,
 ) -> None:
     """Score one text: cognitive, emotional, behavioral empathy (1–3) and their mean."""
-    from empathybench.scorer.empathy_scorer import load_empathy_scorer
+    from empathybench.api.scorer import score_text
 
-    if not text.strip():
-        raise UserError("nothing to score: the text is empty")
-    scorer = load_empathy_scorer(head, method=method)
-    [scores] = scorer.score([text], messages=[message] if message else None)
+    scores = score_text(text, head=head, method=method, message=message)
     table = Table(title="empathy scores (1 = low, 3 = high)")
     for column in ("cognitive", "emotional", "behavioral", "empathy"):
         table.add_column(column, justify="right")
@@ -60,7 +57,7 @@ def _score(
     console.print(table)
 
 
-def _print_empathy_evaluation(evaluation: Any) -> None:
+def _print_empathy_evaluation(evaluation: EmpathyEvaluation) -> None:
     table = Table(title=f"test MSE on {evaluation.labels} ({evaluation.n_test} held-out replies)")
     for column in ("", "cognitive", "emotional", "behavioral", "overall", "empathy (mean)"):
         table.add_column(column, justify="right")
@@ -77,51 +74,15 @@ def _print_empathy_evaluation(evaluation: Any) -> None:
     )
 
 
-def judge_reports(judge: Any, test: list[Any], test_name: str) -> dict[str, Any]:
-    """Held-out agreement of an offline judge: its test split, and the calibration set."""
+def _print_judge_agreement(agreement: JudgeAgreement) -> None:
     from empathybench.cli.judge_commands import print_agreement
-    from empathybench.judging.calibration import BUNDLED_LABELS, load_labels
-    from empathybench.judging.offline_judge import evaluate_offline_judge, judge_label
+    from empathybench.judging.offline_judge import judge_label
 
-    reports = {}
-    if test:
-        reports[test_name] = evaluate_offline_judge(judge, test, labels_name=test_name)
-    reports[BUNDLED_LABELS] = evaluate_offline_judge(
-        judge, load_labels(BUNDLED_LABELS), labels_name=BUNDLED_LABELS
-    )
-    for name, report in reports.items():
+    for name, report in agreement.reports.items():
         print_agreement(
-            report, f"{judge_label(judge.id)} against {name} ({report.items} labelled responses)"
+            report,
+            f"{judge_label(agreement.judge_id)} against {name} ({report.items} labelled responses)",
         )
-    return {name: report.model_dump(mode="json") for name, report in reports.items()}
-
-
-def _judge_training_data(
-    data: str | None, from_run: Path | None, judge: str | None
-) -> tuple[list[Any], list[Any], dict[str, Any]]:
-    from empathybench.judging.offline_data import DEFAULT_JUDGE_TRAINING, load_judge_labels
-    from empathybench.judging.offline_runs import labels_from_run
-
-    if from_run is not None:
-        if not judge:
-            raise UserError("--from-run needs --judge: the LLM judge whose verdicts to learn")
-        records = labels_from_run(from_run, judge)
-        info: dict[str, Any] = {"name": f"{from_run.name}:{judge}", "distilled_from": judge}
-    else:
-        if judge:
-            raise UserError("--judge is only used with --from-run")
-        labels = load_judge_labels(data or ",".join(DEFAULT_JUDGE_TRAINING))
-        records, info = labels.records, {"name": labels.name, "sha256": labels.sha256}
-    train = [r for r in records if r.split != "test"]
-    test = [r for r in records if r.split == "test"]
-    info.update(train=len(train), test=len(test), split="fixed by scenario")
-    return train, test, info
-
-
-MAX_EPOCHS = 10_000
-MAX_RESAMPLES = 100_000
-MAX_BATCH_SIZE = 65_536
-MAX_HIDDEN_SIZE = 65_536
 
 
 @scorer_app.command("train")
@@ -168,83 +129,33 @@ def _train(
     ] = 3000.0,
 ) -> None:
     """Train a head on a frozen encoder (AdamW, MSE; defaults from the seed study)."""
-    from empathybench.scorer.heads import TrainingSettings
-    from empathybench.validation import (
-        check_count,
-        check_directory_target,
-        check_number,
-        check_seed,
-    )
+    from empathybench.api.scorer import train_scorer
 
-    # Before any encoding or training: a typo must not start hours of work.
-    check_directory_target("output", output)
-    check_count("epochs", epochs, maximum=MAX_EPOCHS)
-    check_count("batch_size", batch_size, maximum=MAX_BATCH_SIZE)
-    check_count("hidden_size", hidden_size, minimum=0, maximum=MAX_HIDDEN_SIZE)
-    check_number("learning_rate", learning_rate, above=0, maximum=1.0)
-    check_number("ridge_penalty", ridge_penalty, above=0)
-    check_seed("seed", seed)
-    if from_run is not None:
-        task = "judge"
-    if task not in ("empathy", "judge"):
-        raise UserError(f"unknown task {task!r}: use empathy or judge")
-    if solver not in ("adamw", "ridge"):
-        raise UserError(f"unknown solver {solver!r}: use adamw or ridge")
-    if solver == "ridge" and hidden_size != 0:
-        raise UserError("--solver ridge fits a linear head: add --hidden-size 0")
-    settings = TrainingSettings(
+    trained = train_scorer(
+        output,
+        task=task,  # type: ignore[arg-type]
+        data=data,
+        from_run=from_run,
+        judge=judge,
+        encoder=encoder,
+        method=method,
         epochs=epochs,
         learning_rate=learning_rate,
         batch_size=batch_size,
+        hidden_size=hidden_size,
+        dropout=dropout,
         seed=seed,
         augment=augment,
+        features=features,
+        calibration=calibration,
         solver=solver,
         ridge_penalty=ridge_penalty,
     )
-    if task == "empathy":
-        from empathybench.scorer.empathy_data import BUNDLED_EMPATHY_LABELS, load_empathy_labels
-        from empathybench.scorer.empathy_scorer import train_empathy_scorer
-
-        if from_run is not None or judge:
-            raise UserError("--from-run/--judge train judge heads: use --task judge")
-        labels = load_empathy_labels(data or BUNDLED_EMPATHY_LABELS)
-        scorer = train_empathy_scorer(
-            labels,
-            method=method,
-            encoder_name=encoder,
-            settings=settings,
-            hidden_size=hidden_size,
-            dropout=dropout,
-        )
-        scorer.head.save(output)
-        _print_training(scorer.head.config.loss_history)
-        from empathybench.scorer.empathy_scorer import EmpathyEvaluation
-
-        _print_empathy_evaluation(EmpathyEvaluation.model_validate(scorer.head.config.metrics))
-    else:
-        from empathybench.judging.offline_judge import train_offline_judge
-
-        if augment:
-            raise UserError("--augment applies to the empathy scorer only")
-        if calibration not in ("isotonic", "linear", "none"):
-            raise UserError(f"unknown calibration {calibration!r}: use isotonic, linear or none")
-        train, test, info = _judge_training_data(data, from_run, judge)
-        trained = train_offline_judge(
-            train,
-            data=info,
-            encoder_name=encoder,
-            settings=settings,
-            hidden_size=hidden_size,
-            dropout=dropout,
-            feature_set=features,
-            calibration=None if calibration == "none" else calibration,  # type: ignore[arg-type]
-            calibration_version=f"{output.name}-calibration",
-        )
-        trained.id = f"offline:{output.name}"
-        _print_training(trained.head.config.loss_history)
-        metrics = judge_reports(trained, test, f"{info['name']} (test split)")
-        trained.head.config = trained.head.config.model_copy(update={"metrics": metrics})
-        trained.save(output)
+    _print_training(trained.loss_history)
+    if trained.evaluation is not None:
+        _print_empathy_evaluation(trained.evaluation)
+    if trained.judge_agreement is not None:
+        _print_judge_agreement(trained.judge_agreement)
     console.print(f"saved head to {output}", highlight=False)
 
 
@@ -255,23 +166,7 @@ def _print_training(history: list[float]) -> None:
     )
 
 
-def _load_any_head(head: Path | None, task: str, method: str) -> Any:
-    from empathybench.scorer.heads import load_head
-
-    if head is not None:
-        return load_head(head)
-    from empathybench.judging.offline_judge import BUNDLED_JUDGE_HEAD
-    from empathybench.scorer.empathy_data import bundled_data_path
-    from empathybench.scorer.empathy_scorer import BUNDLED_HEADS, METHODS
-
-    if task == "judge":
-        return load_head(bundled_data_path(f"heads/{BUNDLED_JUDGE_HEAD}"))
-    if method not in BUNDLED_HEADS:
-        raise UserError(f"unknown scorer method {method!r}: use {' or '.join(METHODS)}")
-    return load_head(bundled_data_path(f"heads/{BUNDLED_HEADS[method]}"))
-
-
-def _print_agreement(report: Any) -> None:
+def _print_agreement(report: AgreementReport) -> None:
     from empathybench.scorer.agreement import TARGETS
 
     table = Table(
@@ -298,47 +193,6 @@ def _fmt_ci(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def _evaluate_empathy_head(
-    loaded: Any, data: str | None, split: str, batch: str | None, messages: bool, resamples: int
-) -> dict[str, Any]:
-    from empathybench.scorer.agreement import agreement_report, with_mean
-    from empathybench.scorer.empathy_data import BUNDLED_EMPATHY_LABELS, load_empathy_labels
-    from empathybench.scorer.empathy_scorer import EmpathyScorer, evaluate_empathy_scorer
-    from empathybench.scorer.encoder import load_encoder
-
-    labels = load_empathy_labels(data or BUNDLED_EMPATHY_LABELS)
-    scorer = EmpathyScorer(encoder=load_encoder(loaded.config.encoder), head=loaded)
-    records = labels.records if split == "all" else labels.part(split)
-    if batch is not None:
-        records = [r for r in records if (r.batch or "").startswith(batch)]
-    if len(records) < 3:
-        raise UserError(f"{labels.name}: fewer than 3 labelled replies in that selection")
-    predicted = scorer.predict(
-        [r.response for r in records], messages=[r.prompt for r in records] if messages else None
-    )
-    selection = f"{split} split" + (f", batch {batch}*" if batch else "")
-    selection += ", replies with their messages" if messages else ", replies alone"
-    report = agreement_report(
-        records,
-        {
-            f"{scorer.method} head": (
-                f"{scorer.method} method, trained on {loaded.config.data.get('name', '?')}",
-                with_mean(predicted),
-            )
-        },
-        labels=labels.name,
-        selection=selection,
-        resamples=resamples,
-    )
-    _print_agreement(report)
-    result: dict[str, Any] = {"agreement": report.model_dump(mode="json")}
-    if split == "test" and batch is None:
-        evaluation = evaluate_empathy_scorer(scorer, labels)
-        _print_empathy_evaluation(evaluation)
-        result["mse"] = evaluation.model_dump(mode="json")
-    return result
-
-
 @scorer_app.command("eval")
 def _eval(
     head: Annotated[
@@ -359,28 +213,26 @@ def _eval(
 ) -> None:
     """Held-out figures: Spearman beside length and lexicon baselines, and test MSE (empathy
     scorer), or agreement with labels (offline judge)."""
-    from empathybench.validation import check_count, check_file_target
+    from empathybench.api.scorer import evaluate_scorer
 
-    check_file_target("output", output)
-    check_count("resamples", resamples, minimum=100, maximum=MAX_RESAMPLES)
-    if split not in ("test", "train", "all"):
-        raise UserError(f"unknown split {split!r}: use test, train or all")
-    loaded = _load_any_head(head, task, method)
-    if loaded.config.task == "empathy":
-        _write_json(output, _evaluate_empathy_head(loaded, data, split, batch, messages, resamples))
-    else:
-        from empathybench.judging.judge_calibration import load_calibration
-        from empathybench.judging.offline_data import DEFAULT_JUDGE_TRAINING, load_judge_labels
-        from empathybench.judging.offline_judge import OfflineJudge, head_directory
-
-        judge = OfflineJudge(
-            loaded,
-            judge_id=f"offline:{head.name}" if head else "offline",
-            calibration=load_calibration(head if head else head_directory("offline")),
-        )
-        labels = load_judge_labels(data or ",".join(DEFAULT_JUDGE_TRAINING))
-        test = [r for r in labels.records if r.split == "test"]
-        _write_json(output, judge_reports(judge, test, f"{labels.name} (test split)"))
+    evaluation = evaluate_scorer(
+        head,
+        task=task,  # type: ignore[arg-type]
+        method=method,
+        data=data,
+        split=split,  # type: ignore[arg-type]
+        batch=batch,
+        messages=messages,
+        resamples=resamples,
+        output=output,
+    )
+    if evaluation.agreement is not None:
+        _print_agreement(evaluation.agreement)
+    if evaluation.mse is not None:
+        _print_empathy_evaluation(evaluation.mse)
+    if evaluation.judge_agreement is not None:
+        _print_judge_agreement(evaluation.judge_agreement)
+    _wrote(evaluation.output)
 
 
 @scorer_app.command("robustness")
@@ -394,26 +246,22 @@ def _robustness(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write JSON here.")] = None,
 ) -> None:
     """The seed's adversarial table for one text, and mean changes over the test split."""
-    from empathybench.scorer.empathy_data import BUNDLED_EMPATHY_LABELS, load_empathy_labels
-    from empathybench.scorer.empathy_scorer import load_empathy_scorer
-    from empathybench.scorer.robustness import (
-        EXAMPLE_TEXT,
-        SCORE_FIELDS,
-        robustness_summary,
-        robustness_table,
-    )
-    from empathybench.validation import check_file_target, check_seed
+    from empathybench.api.scorer import scorer_robustness
 
-    check_file_target("output", output)
-    check_seed("seed", seed)
-    scorer = load_empathy_scorer(head)
-    rows = robustness_table(scorer, text or EXAMPLE_TEXT, seed=seed)
+    check = scorer_robustness(text, head=head, data=data, seed=seed, output=output)
+    print_robustness(check)
+    _wrote(check.output)
+
+
+def print_robustness(check: RobustnessCheck) -> None:
+    from empathybench.scorer.robustness import SCORE_FIELDS
+
     table = Table(title="one text under each perturbation (scores 1–3; change vs original)")
     table.add_column("perturbation")
     table.add_column("modified text", max_width=60)
     for field in SCORE_FIELDS:
         table.add_column(field, justify="right")
-    for row in rows:
+    for row in check.rows:
         values = row.scores.model_dump()
         table.add_row(
             row.description,
@@ -421,9 +269,7 @@ def _robustness(
             *(f"{values[f]:.2f} ({row.change[f]:+.2f})" for f in SCORE_FIELDS),
         )
     console.print(table)
-    labels = load_empathy_labels(data or BUNDLED_EMPATHY_LABELS)
-    texts = [r.response for r in labels.part("test")] or [r.response for r in labels.records]
-    summary = robustness_summary(scorer, texts, seed=seed)
+    summary = check.summary
     overview = Table(
         title=f"mean |change| over {summary.texts} test replies (level flips in brackets)"
     )
@@ -440,13 +286,6 @@ def _robustness(
         )
     console.print(overview)
     console.print(f"mean |change| over everything: {summary.mean_abs_change_all:.3f}")
-    _write_json(
-        output,
-        {
-            "table": [row.model_dump(mode="json") for row in rows],
-            "summary": summary.model_dump(mode="json"),
-        },
-    )
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,7 @@ PROVIDER_MAX_TOKENS = {"local": 160}
 
 DEFAULT_CONNECTIONS = 8
 PROVIDER_CONNECTIONS: dict[RunTrack, dict[str, int]] = {
-    "scenarios": {"local": 100, "mock": 16},  # local: one batch for standard-v1
+    "scenarios": {"local": 100, "mock": 16},  # local: one batch for a 100-item standard suite
     "therapy": {"local": 64, "mock": 16},  # therapy answers are four times as long
 }
 

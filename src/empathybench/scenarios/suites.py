@@ -23,8 +23,9 @@ from empathybench.jsonl import (
 from empathybench.types import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
-DEFAULT_SUITE = "standard-v1"
-"""The suite a run uses when none is given (the frozen standard set)."""
+DEFAULT_SUITE = "standard-v2"
+"""The suite a run uses when none is given: the frozen standard set of the newest template
+version (``standard-v1`` stays bundled, by name, for comparison with earlier results)."""
 
 
 @dataclass

@@ -1,0 +1,71 @@
+"""``eb.score_text``, ``eb.train_scorer``, ``eb.evaluate_scorer`` and ``eb.scorer_robustness``:
+bad parameters are refused by name before any encoding or training, and the command line
+shows the same refusal with its flags."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import empathybench as eb
+from empathybench.cli import main
+
+
+@pytest.mark.parametrize(
+    ("call", "parameters"),
+    [
+        (lambda out: eb.train_scorer(out, epochs=0), ("epochs",)),
+        (lambda out: eb.train_scorer(out, learning_rate=2.0), ("learning_rate",)),
+        (lambda out: eb.train_scorer(out, solver="ridge"), ("solver", "hidden_size")),
+        (lambda out: eb.train_scorer(out, judge="mock/j"), ("judge", "task")),
+        (lambda out: eb.train_scorer(out, task="judge", judge="mock/j"), ("judge", "from_run")),
+        (lambda out: eb.train_scorer(out, task="judge", augment=True), ("augment",)),
+        (lambda out: eb.train_scorer(out, from_run=out.parent), ("from_run", "judge")),
+        (lambda out: eb.evaluate_scorer(resamples=10), ("resamples",)),
+        (lambda out: eb.scorer_robustness(seed=-1), ("seed",)),
+    ],
+)
+def test_bad_parameters_are_named(
+    call: Callable[[Path], object], parameters: tuple[str, ...], tmp_path: Path
+) -> None:
+    with pytest.raises(eb.ParameterError) as caught:
+        call(tmp_path / "head")
+    assert caught.value.parameters == parameters
+    assert "--" not in str(caught.value)
+    assert not (tmp_path / "head").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["--judge", "mock/j"], "error: --judge is for judge heads: use --task judge"),
+        (["--task", "judge", "--judge", "x"], "error: --judge is only used with --from-run"),
+        (["--solver", "ridge"], "error: --solver ridge fits a linear head: add --hidden-size 0"),
+        (["--task", "judge", "--augment"], "error: --augment applies to the empathy scorer only"),
+        (["--lr", "0"], "error: --lr: must be greater than 0, got 0"),
+    ],
+)
+def test_the_command_line_shows_the_parameters_as_its_flags(
+    args: list[str], line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["scorer", "train", "-o", str(tmp_path / "head"), *args])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.strip() == line
+
+
+def test_empty_text_is_refused() -> None:
+    with pytest.raises(eb.UserError, match="nothing to score"):
+        eb.score_text("   ")
+
+
+@pytest.mark.torch
+def test_score_text_and_robustness_are_typed(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    scores = eb.score_text("That sounds exhausting. Do you want to talk it through?")
+    assert isinstance(scores, eb.EmpathyScores)
+    parts = (scores.cognitive, scores.emotional, scores.behavioral)
+    assert all(1.0 <= value <= 3.0 for value in parts)
+    assert scores.empathy == pytest.approx(sum(parts) / 3, abs=1e-6)
