@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from empathybench.analysis.guessing import guess_rates
 from empathybench.analysis.statistics import bootstrap_mean, krippendorff_alpha
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
@@ -65,6 +66,8 @@ class DimensionSummary(Record):
     na: int
     unscored: int
     parse_failures: int
+    guess: float | None = None
+    """What guessing scores on the same items (answer dimensions; ``analysis.guessing``)."""
 
 
 class KindSummary(Record):
@@ -262,6 +265,7 @@ def summarize(
 ) -> RunSummary:
     judges = sorted(verdicts)
     items = score_items(scenarios, responses, verdicts)
+    guesses = guess_rates(scenarios, items)
     answered = {d for s in scenarios.values() for d in answer_dimensions(s)}
     dimensions = []
     dimension_means: list[float] = []
@@ -280,6 +284,7 @@ def summarize(
                 na=len(items) - applicable,
                 unscored=applicable - estimate.n if judged else 0,
                 parse_failures=sum(1 for i in items if dimension in i.unparsed),
+                guess=guesses.get(dimension),
             )
         )
     checks = reply_checks(scenarios, responses)

@@ -25,23 +25,31 @@ def print_summary(summary: RunSummary) -> None:
         else "none (deterministic dimensions only)"
     )
     table = Table(title=f"{summary.model} on {summary.suite} — judges: {judges}")
-    for column in ("dimension", "mean [95% CI]", "scored", "n/a", "unscored", "unparsed"):
+    columns = ("dimension", "mean [95% CI]", "guessing", "scored", "n/a", "unscored", "unparsed")
+    for column in columns:
         table.add_column(column, justify="left" if column == "dimension" else "right")
     for dimension in summary.dimensions:
         title = RUBRIC[dimension.dimension].title  # type: ignore[index]
         if not dimension.judged:
-            table.add_row(title, "needs a judge", "-", str(dimension.na), "-", "-")
+            table.add_row(title, "needs a judge", "-", "-", str(dimension.na), "-", "-")
             continue
         table.add_row(
             title,
             _cell(dimension.estimate),
+            f"{dimension.guess:.3f}" if dimension.guess is not None else "-",
             str(dimension.scored),
             str(dimension.na),
             str(dimension.unscored),
             str(dimension.parse_failures),
         )
     table.add_row(
-        "[bold]Overall (item mean)[/]", _cell(summary.overall), str(summary.overall.n), "", "", ""
+        "[bold]Overall (item mean)[/]",
+        _cell(summary.overall),
+        "",
+        str(summary.overall.n),
+        "",
+        "",
+        "",
     )
     console.print(table)
     if summary.seed_overall is not None:
@@ -80,6 +88,8 @@ def print_summary(summary: RunSummary) -> None:
         console.print(note, highlight=False)
     console.print(
         "Unparsed answers score 0 on that dimension; unscored items are excluded "
-        "from means, never counted as 0.",
+        "from means, never counted as 0. guessing: what a random option (emotion) or "
+        "always the commoner yes/no answer (help; a random person or nobody on group items "
+        "that ask who) scores on the same items.",
         highlight=False,
     )
