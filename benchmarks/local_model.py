@@ -11,6 +11,14 @@ CPU seconds and the load average are recorded because other processes on a small
 change wall times a lot. Prints a table and writes benchmarks/results/local_model.json.
 
     python benchmarks/local_model.py [--batch-sizes 1 8 16 32 100] [--full] [--llama-cpp]
+
+``--main-job REF`` times the main job instead: ``empathybench run`` (local/smollm2, guided
+answers, offline judge; ``--suite``, ``--limit``) in child processes, alternating the source
+tree of git REF (baseline, e.g. ``main``) and this tree for ``--rounds`` rounds, and checks that
+both wrote the same responses and the same summary scores. Writes
+benchmarks/results/local_model_main_job.json.
+
+    python benchmarks/local_model.py --main-job main [--suite standard-v1] [--limit 100]
 """
 
 from __future__ import annotations
@@ -29,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results" / "local_model.json"
+MAIN_JOB_RESULTS = RESULTS.with_name("local_model_main_job.json")
+ROOT = Path(__file__).resolve().parent.parent
 LOAD_CHILD = """
 import time
 t0 = time.perf_counter()
@@ -99,8 +109,77 @@ async def run_batch(
     }
 
 
+def run_main_job(src: Path, run_dir: Path, suite: str, limit: int | None) -> dict[str, Any]:
+    """One ``empathybench run`` with the package at ``src``: wall and CPU seconds, outputs."""
+    command = [sys.executable, "-m", "empathybench", "run", "--suite", suite, "--no-cache"]
+    command += ["--run-dir", str(run_dir), "--force", "--no-progress"]
+    command += ["--limit", str(limit)] if limit else []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load, started = os.getloadavg()[0], time.perf_counter()
+    subprocess.run(
+        command, env={**os.environ, "PYTHONPATH": str(src)}, check=True, capture_output=True
+    )
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    responses = [json.loads(line) for line in (run_dir / "responses.jsonl").open()]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    return {
+        "wall_s": round(wall, 1),
+        "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
+        "load_avg_1m": [round(load, 2), round(os.getloadavg()[0], 2)],
+        "texts": {r["scenario_id"]: r["text"] for r in responses},
+        "scores": {
+            d["dimension"]: d["estimate"]
+            and [round(d["estimate"][k], 6) for k in ("mean", "low", "high")]
+            for d in summary["dimensions"]
+        },
+    }
+
+
+def main_job(ref: str, suite: str, limit: int | None, rounds: int, out: Path) -> None:
+    """Baseline (git ``ref``) and this tree, alternating; same outputs checked every round."""
+    report: dict[str, Any] = {"ref": ref, "suite": suite, "limit": limit, "rounds": []}
+    with tempfile.TemporaryDirectory() as temp:
+        base = Path(temp) / "base"
+        base.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", ref, "src"], check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+        trees = {"before": base / "src", "after": ROOT / "src"}
+        print(f"{'round':>5} {'tree':>6} {'wall s':>7} {'cpu s':>6}  load avg", flush=True)
+        for number in range(rounds):
+            row: dict[str, Any] = {}
+            for name, src in trees.items():
+                row[name] = run_main_job(src, Path(temp) / f"{name}-{number}", suite, limit)
+                print(
+                    f"{number:>5} {name:>6} {row[name]['wall_s']:>7} {row[name]['cpu_s']:>6}"
+                    f"  {row[name]['load_avg_1m']}",
+                    flush=True,
+                )
+            row["same_responses"] = row["before"]["texts"] == row["after"]["texts"]
+            row["same_scores"] = row["before"]["scores"] == row["after"]["scores"]
+            row["ratio"] = round(row["before"]["wall_s"] / row["after"]["wall_s"], 2)
+            print(
+                f"      before/after {row['ratio']}x, same responses {row['same_responses']},"
+                f" same scores {row['same_scores']}",
+                flush=True,
+            )
+            report["rounds"].append(row)
+    for row in report["rounds"]:
+        for name in trees:
+            row[name].pop("texts")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--main-job", metavar="REF", help="time empathybench run: REF vs here")
+    parser.add_argument("--suite", default="standard-v1")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--batch-sizes", type=int, nargs="*", default=[1, 8, 16, 32, 100])
     parser.add_argument("--max-tokens", type=int, default=120)
     parser.add_argument("--full", action="store_true", help="also time 100 items x 150 tokens")
@@ -108,6 +187,10 @@ def main() -> None:
     parser.add_argument("--skip-load", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    if args.main_job:
+        out = args.out if args.out != RESULTS else MAIN_JOB_RESULTS
+        main_job(args.main_job, args.suite, args.limit, args.rounds, out)
+        return
 
     import torch
     import transformers

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,7 +20,15 @@ from empathybench.errors import UserError
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.models import local
 from empathybench.models.base import GenerationParams, ModelOutput, ModelRequest
-from empathybench.models.local_guided import GuidedDecoding, _banned, _control, batch_room
+from empathybench.models.local_guided import (
+    GuidedDecoding,
+    _banned,
+    _Batch,
+    _control,
+    _fill_fields,
+    batch_room,
+    field_costs,
+)
 from empathybench.models.registry import parse_model_id
 from empathybench.prompts.answer_guide import answer_guide
 from empathybench.runner import RunOptions, execute_run
@@ -90,6 +99,57 @@ def _log_likelihood(model: Any, ids: list[int], continuation: list[int]) -> floa
     return sum(
         float(log_probs[len(ids) + index - 1, token]) for index, token in enumerate(continuation)
     )
+
+
+def test_option_scores_equal_full_sequence_log_likelihoods(
+    tiny_dir: Path, small_suite: Suite
+) -> None:
+    """Each option's score from the shared KV cache (one prefill, look-aheads rolled back)
+    equals its log-likelihood from a plain forward over the whole sequence, within 1e-4."""
+    scenarios = [s for s in small_suite.scenarios if s.kind != "group"][:5]
+    model = tiny_model(tiny_dir, choice_score="sum")
+    ask(model, guided_request(scenarios[0]))  # loads the engine
+    engine: Any = model.engine
+    jobs = sorted(
+        (
+            SimpleNamespace(
+                ids=engine._encode([m.model_dump() for m in s.messages]),
+                guide=answer_guide(s.messages, [p.name for p in s.participants]),
+            )
+            for s in scenarios
+        ),
+        key=lambda job: len(job.ids),
+    )
+    decoding = GuidedDecoding(choice_score="sum")
+    room = batch_room([field_costs(job.guide, decoding, engine._tokens) for job in jobs]) + 1
+    with torch.inference_mode():
+        cache, mask, logits = engine._prefill(jobs, room)
+        positions = torch.tensor([len(job.ids) - 1 for job in jobs])
+        batch = _Batch(engine, cache, mask, logits, positions)
+        chosen, _, scores = _fill_fields(
+            batch,
+            [job.guide for job in jobs],
+            GenerationParams(),
+            decoding,
+            [None] * len(jobs),
+            engine._tokens,
+        )
+    auto: Any = transformers.AutoModelForCausalLM
+    reference = auto.from_pretrained(tiny_dir).eval()
+    checked = 0
+    for job, values, row_scores in zip(jobs, chosen, scores, strict=True):
+        context = list(job.ids)
+        for field, value, field_scores in zip(job.guide.fields, values, row_scores, strict=True):
+            context += engine._tokens(f"{field.label}:")
+            expected = [
+                _log_likelihood(reference, context, engine._tokens(f" {text}"))
+                for text in field.scored_texts
+            ]
+            assert field_scores == pytest.approx(expected, abs=1e-4)
+            assert value == field.choices[expected.index(max(expected))]
+            context += engine._tokens(f" {value}\n")
+            checked += len(expected)
+    assert checked >= 5 * 5  # three emotions and yes/no per item
 
 
 def test_fields_are_the_most_likely_options(tiny_dir: Path, small_suite: Suite) -> None:

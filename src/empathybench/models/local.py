@@ -11,7 +11,9 @@ requests with identical parameters, runs their shared prompt prefix once and the
 length-sorted chunks, then decodes them together (greedy at temperature 0, else top-p sampling
 with one generator per request seeded from ``seed``, so an answer does not depend on its
 batch), dropping each row and answering its caller when it reaches EOS or ``max_tokens``.
-Options: ``batch_size`` (default 100) and ``threads`` (default: all cores).
+Options: ``batch_size`` (default 100) and ``threads`` (default: all cores). Attention reads
+grouped key/value heads in place (``local_attention``), and finished rows leave the KV cache
+by moving only the rows behind them: both change no computed value.
 
 A request with an ``AnswerGuide`` (guided mode) is answered by ``local_guided``: the engine
 fills the answer's fields by option likelihood and generates only the reply, with stopping
@@ -42,6 +44,7 @@ from empathybench.models.base import (
     ModelSpec,
 )
 from empathybench.models.guided import AnswerGuide
+from empathybench.models.local_attention import use_shared_head_attention
 from empathybench.models.local_guided import GuidedDecoding, field_costs, guided_decode
 from empathybench.models.local_weights import (
     INSTALL_HINT,
@@ -140,6 +143,7 @@ class _Engine:
         # OpenMP settings are per thread, so set them on the worker thread.
         import_optional("torch").set_num_threads(self.threads)
         self.model, self.tokenizer = load_model(self.directory, self.gguf)
+        use_shared_head_attention(self.model)
         eos = self.model.generation_config.eos_token_id
         self.eos = set(eos if isinstance(eos, list) else [eos]) | {self.tokenizer.eos_token_id}
         self.eos.discard(None)
@@ -366,7 +370,17 @@ def _in_place_layer() -> Any:
                 return self.keys, self.values
 
             def batch_select_indices(self, indices: Any) -> None:
-                self.buffers = [b.index_select(0, indices) for b in self.buffers]
+                """Keep the rows ``indices`` (ascending), moving them up in place: only the
+                rows that move are copied, and only their filled positions."""
+                rows = indices.tolist()
+                first = next((new for new, old in enumerate(rows) if new != old), len(rows))
+                if first < len(rows):
+                    moved = indices[first:]
+                    for buffer in self.buffers:
+                        buffer[first : len(rows), :, : self.length] = buffer[
+                            moved, :, : self.length
+                        ]
+                self.buffers = [b[: len(rows)] for b in self.buffers]
                 self.keys, self.values = (b[:, :, : self.length] for b in self.buffers)
 
             def truncate(self, length: int) -> None:

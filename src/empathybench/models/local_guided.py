@@ -155,11 +155,13 @@ def _fill_fields(
     decoding: GuidedDecoding,
     generators: list[Any],
     encode: Any,
-) -> tuple[list[list[str]], list[int]]:
-    """Choose every field of every row; returns the values and the tokens fed per row."""
+) -> tuple[list[list[str]], list[int], list[list[list[float]]]]:
+    """Choose every field of every row; returns the values, the tokens fed per row and each
+    row's option scores per field (summed log-probabilities, before ``choice_score``)."""
     torch = import_optional("torch")
     rows = len(guides)
     chosen: list[list[str]] = [[] for _ in guides]
+    scored: list[list[list[float]]] = [[] for _ in guides]
     fed = [0] * rows
     pending: list[list[int]] = [[] for _ in guides]
     newline = encode("\n")
@@ -203,6 +205,7 @@ def _fill_fields(
         for row, guide in enumerate(guides):
             if not candidates[row]:
                 continue
+            scored[row].append(list(scores[row]))
             if decoding.choice_score == "mean":
                 scores[row] = [
                     s / max(len(o), 1) for s, o in zip(scores[row], candidates[row], strict=True)
@@ -218,7 +221,7 @@ def _fill_fields(
         if guide.reply_label is not None:
             pending[row] += encode(f"{guide.reply_label}:{decoding.reply_opening}")
     _feed(batch, pending, fed)
-    return chosen, fed
+    return chosen, fed, scored
 
 
 def _feed(batch: _Batch, pending: list[list[int]], fed: list[int]) -> None:
@@ -320,7 +323,7 @@ def guided_decode(
         engine.seconds["prefill"], mark = engine.seconds["prefill"] + now - mark, now
         seed = params.seed if params.seed is not None else secrets.randbits(62)
         generators = [torch.Generator().manual_seed(seed) for _ in jobs]
-        chosen, fed = _fill_fields(batch, guides, params, decoding, generators, encode)
+        chosen, fed, _ = _fill_fields(batch, guides, params, decoding, generators, encode)
         now = time.perf_counter()
         engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + now - mark
         mark = now
