@@ -19,7 +19,7 @@ def test_suite_round_trips_byte_for_byte(tmp_path: Path) -> None:
     out = tmp_path / "hf"
     result = run_cli("export", "hf", "standard-v1", "-o", str(out))
     assert result.returncode == 0, result.stderr
-    loaded = datasets.load_dataset(str(out))["test"]
+    loaded = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))["test"]
     suite = load_suite("standard-v1")
     assert len(loaded) == len(suite.scenarios) == 100
     back = [Scenario.model_validate_json(row["scenario_json"]) for row in loaded]
@@ -44,8 +44,10 @@ def test_run_exports_responses_and_verdicts(tmp_path: Path) -> None:
     out = tmp_path / "hf"
     result = run_cli("export", "hf", str(run_dir), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    responses = datasets.load_dataset(str(out), "responses")["test"]
-    verdicts = datasets.load_dataset(str(out), "verdicts")["test"]
+    # datasets caches local folders by path and may serve an earlier export: own cache
+    cache = str(tmp_path / "hf-cache")
+    responses = datasets.load_dataset(str(out), "responses", cache_dir=cache)["test"]
+    verdicts = datasets.load_dataset(str(out), "verdicts", cache_dir=cache)["test"]
     stored = RunStore(run_dir).latest_responses()
     assert sorted(responses["text"]) == sorted(r.text for r in stored.values())
     assert set(verdicts["judge"]) == {"mock/judge"}
