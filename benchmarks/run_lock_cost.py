@@ -28,10 +28,10 @@ from pathlib import Path
 
 import empathybench.runner as runner_module
 from empathybench.analysis.run_status import run_state
-from empathybench.analysis.summary import load_run_data
 from empathybench.models.registry import parse_model_id
 from empathybench.runner import RunOptions, execute_run
 from empathybench.runtime.directory_lock import directory_in_use, hold_directory
+from empathybench.runtime.run_data import load_run_data
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite, write_scenarios
 

@@ -15,12 +15,12 @@ from empathybench.analysis.item_analysis import (
     analyse_items,
 )
 from empathybench.analysis.run_sets import load_runs, run_labels
-from empathybench.analysis.summary import load_run_data
 from empathybench.errors import UserError
 from empathybench.judging.key_check import check_keys, key_check_messages
 from empathybench.models.base import ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
+from empathybench.runtime.run_data import load_run_data
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite, write_scenarios
 from empathybench.types import LETTERS, Suite

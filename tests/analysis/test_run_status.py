@@ -8,11 +8,11 @@ import pytest
 
 from empathybench.analysis.leaderboard import _neighbour_test, build_leaderboard
 from empathybench.analysis.run_status import run_state
-from empathybench.analysis.summary import load_run_data
 from empathybench.errors import UserError
 from empathybench.models.base import ModelCallError, ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
+from empathybench.runtime.run_data import load_run_data
 from empathybench.runtime.run_store import RunStore
 from empathybench.types import Suite
 from tests.fakes.mock_runs import make_run

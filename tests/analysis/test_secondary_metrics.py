@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from empathybench.analysis import secondary_metrics as metrics
-from empathybench.analysis.summary import load_run_data
+from empathybench.runtime.run_data import load_run_data
 from empathybench.types import Suite
 from tests.fakes.mock_runs import answering, make_run
 

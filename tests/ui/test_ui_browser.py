@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from empathybench.analysis.summary import load_run_data
+from empathybench.runtime.run_data import load_run_data
 from empathybench.survey.build import SourceAnswers, build_survey, write_survey
 from empathybench.survey.records import SurveyForm
 from empathybench.survey.session import SurveySession

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from empathybench.analysis.summary import load_run_data
 from empathybench.errors import UserError
+from empathybench.runtime.run_data import load_run_data
 from empathybench.types import Suite
 from empathybench.ui.run_browser import (
     FigureFolders,

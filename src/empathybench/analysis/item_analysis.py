@@ -24,9 +24,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from empathybench.analysis.summary import RunData, item_overall, score_items
+from empathybench.analysis.summary import item_overall, score_items
 from empathybench.errors import UserError
 from empathybench.judging.key_check import KeyCheck, key_disputes
+from empathybench.runtime.run_data import RunData
 from empathybench.types import Record
 
 ITEM_ANALYSIS_SCHEMA = 1

@@ -27,7 +27,6 @@ from empathybench.analysis.run_status import MAX_FAILED_SHARE, RunCounts, run_st
 from empathybench.analysis.statistics import bootstrap_paired_difference
 from empathybench.analysis.summary import (
     Interval,
-    RunData,
     RunSummary,
     item_overall,
     score_items,
@@ -35,6 +34,7 @@ from empathybench.analysis.summary import (
 )
 from empathybench.errors import UserError
 from empathybench.judging.offline_judge import is_offline_judge, judge_label
+from empathybench.runtime.run_data import RunData
 from empathybench.types import Record
 
 LEADERBOARD_SCHEMA = 1

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from empathybench.analysis.summary import RunData, load_run_data
 from empathybench.errors import UserError
+from empathybench.runtime.run_data import RunData, load_run_data
 from empathybench.runtime.run_store import MANIFEST
 
 

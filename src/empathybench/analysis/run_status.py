@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from empathybench.analysis.summary import RunData
 from empathybench.errors import UserError
 from empathybench.runtime.append_log import ItemKey
 from empathybench.runtime.directory_lock import directory_in_use
+from empathybench.runtime.run_data import RunData
 from empathybench.types import Record
 
 MAX_FAILED_SHARE = 0.05

@@ -20,10 +20,11 @@ from typing import Any
 
 from pydantic import Field
 
-from empathybench.analysis.summary import Interval, RunData, interval
+from empathybench.analysis.summary import Interval, interval
 from empathybench.analysis.text_metrics import distinct_n, words
 from empathybench.extras import require_module
 from empathybench.judging.answer_parser import parse_answer
+from empathybench.runtime.run_data import RunData
 from empathybench.types import Record
 
 SECONDARY_SCHEMA = 1

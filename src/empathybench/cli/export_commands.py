@@ -22,8 +22,8 @@ def register(app: typer.Typer) -> None:
         out: Annotated[Path, typer.Option("-o", "--out", help="New folder to write.")],
     ) -> None:
         """Write parquet files and a dataset card that datasets.load_dataset(DIR) loads."""
-        from empathybench.analysis.summary import load_run_data
         from empathybench.export.hf import export_run, export_suite
+        from empathybench.runtime.run_data import load_run_data
         from empathybench.runtime.run_store import RunStore
         from empathybench.scenarios.suites import load_suite
 

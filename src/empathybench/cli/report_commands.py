@@ -11,7 +11,6 @@ from rich.table import Table
 
 from empathybench.analysis.run_sets import UnreadableRun
 from empathybench.analysis.run_status import MAX_FAILED_SHARE, check_failed_share
-from empathybench.analysis.summary import RunData
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 from empathybench.judging.key_check import KeyCheck
@@ -22,6 +21,7 @@ from empathybench.report.tables import (
     format_number,
 )
 from empathybench.runtime.output_guard import check_output_directory
+from empathybench.runtime.run_data import RunData
 from empathybench.types import DIMENSIONS
 from empathybench.validation import (
     check_count,

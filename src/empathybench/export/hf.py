@@ -18,7 +18,7 @@ from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
 
 if TYPE_CHECKING:
-    from empathybench.analysis.summary import RunData
+    from empathybench.runtime.run_data import RunData
     from empathybench.types import Suite
 
 DATA_DIR = "data"

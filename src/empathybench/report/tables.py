@@ -18,12 +18,12 @@ from empathybench.analysis.secondary_metrics import EMPATH_CATEGORIES, Secondary
 from empathybench.analysis.summary import (
     DimensionSummary,
     Interval,
-    RunData,
     RunSummary,
     origin_note,
 )
 from empathybench.judging.offline_judge import judge_label
 from empathybench.judging.rubric import RUBRIC
+from empathybench.runtime.run_data import RunData
 from empathybench.types import DIMENSIONS, SCENARIO_KINDS
 
 NEEDS_A_JUDGE = "needs a judge"

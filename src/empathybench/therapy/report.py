@@ -25,7 +25,7 @@ import matplotlib
 from matplotlib.projections.polar import PolarAxes
 
 from empathybench.analysis.statistics import bootstrap_paired_difference
-from empathybench.analysis.summary import Interval, interval, summary_judges
+from empathybench.analysis.summary import Interval, interval
 from empathybench.analysis.text_metrics import distinct_n, repeated_ngram_share, words
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
@@ -34,6 +34,7 @@ from empathybench.judging.offline_judge import judge_label
 from empathybench.report.figures import FIGURE_STYLE, FigureSet, error_bars, new_figure, save_figure
 from empathybench.report.tables import format_interval, markdown_table
 from empathybench.runtime.append_log import ItemKey
+from empathybench.runtime.run_data import summary_judges
 from empathybench.therapy.study import HUMAN, SourceAnswer, Study
 from empathybench.therapy.verdicts import COMPONENTS, TherapyVerdict
 from empathybench.types import SCHEMA_VERSION, Record
