@@ -24,9 +24,9 @@ from pathlib import Path
 
 from empathybench.audit import AuditReport, audit_suite
 from empathybench.audit.limits import DEFAULT_TRAIN_N, DEFAULT_TRAIN_SEED
+from empathybench.records import Suite
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite
-from empathybench.types import Suite
 
 
 def timed_audit(suite: Suite, train_n: int) -> tuple[AuditReport, float]:

@@ -33,11 +33,11 @@ from pydantic import BaseModel
 from empathybench.cli.run_commands import check_generation
 from empathybench.jsonl import read_records
 from empathybench.models.registry import parse_model_id
+from empathybench.records import Response, Scenario
 from empathybench.runner import RunOptions, execute_run
 from empathybench.runtime.cache import check_cache_path
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite, write_scenarios
-from empathybench.types import Response, Scenario
 from empathybench.validation import (
     check_count,
     check_directory_target,

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from empathybench.models.registry import parse_model_id
+from empathybench.records import Suite
 from empathybench.runner import RunOptions, execute_run
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite, write_scenarios
-from empathybench.types import Suite
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # lets tests import shared helpers as tests.fakes.*

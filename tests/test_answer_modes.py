@@ -15,9 +15,9 @@ from empathybench.judging.answer_parser import parse_answer
 from empathybench.models.base import GenerationParams, ModelRequest
 from empathybench.models.guided import AnswerGuide, GuidedField
 from empathybench.models.registry import parse_model_id, resolve_answer_mode
+from empathybench.records import ChatMessage, Suite
 from empathybench.runner import RunOptions, execute_run, run_answer_mode
 from empathybench.runtime.cache import cache_key
-from empathybench.types import ChatMessage, Suite
 from tests.fakes.cli_process import run_cli
 from tests.fakes.fake_llm_server import FakeLLMServer, ok
 

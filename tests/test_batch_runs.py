@@ -19,11 +19,11 @@ from empathybench.models.base import ModelSpec
 from empathybench.models.openai_format import request_body
 from empathybench.models.registry import parse_model_id
 from empathybench.prompts.strategies import get_strategy
+from empathybench.records import Suite
 from empathybench.run_requests import prepare_request
 from empathybench.runner import RunOptions, RunResult, execute_run
 from empathybench.runtime.batch import has_open_batches
 from empathybench.runtime.run_store import RunStore
-from empathybench.types import Suite
 from tests.fakes.fake_batch_server import FakeBatchServer
 
 MODELS = {"openai": "openai/gpt-4o-mini", "anthropic": "anthropic/claude-haiku-4-5"}

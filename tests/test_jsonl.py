@@ -5,7 +5,7 @@ import pytest
 from empathybench import jsonl
 from empathybench.errors import UserError
 from empathybench.jsonl import RecordFormatError, read_json, read_json_lines, read_json_record
-from empathybench.types import TokenUsage
+from empathybench.records import TokenUsage
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ import inspect
 import pytest
 
 from empathybench.errors import UserError
+from empathybench.records import Scenario
 from empathybench.rewards import empathy_reward, training_prompts
 from empathybench.scenarios.generator import prompt_digest
 from empathybench.scenarios.suites import load_suite
-from empathybench.types import Scenario
 
 
 def test_signature_is_what_grpo_passes() -> None:

@@ -8,10 +8,10 @@ from empathybench.errors import UserError
 from empathybench.models.base import ModelCallError, ModelOutput, ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
+from empathybench.records import Suite
 from empathybench.runner import RunOptions, RunResult, execute_run
 from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.run_store import RunStore
-from empathybench.types import Suite
 
 
 def options(suite: Suite, run_dir: Path, **changes: object) -> RunOptions:

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from empathybench.models.registry import parse_model_id
+from empathybench.records import Suite
 from empathybench.runner import RunOptions, RunResult, execute_run
-from empathybench.types import Suite
 from tests.fakes.fake_llm_server import (
     Behaviour,
     FakeLLMServer,

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.judging.no_reply import check_reply
+from empathybench.records import Scenario
 from empathybench.scenarios.generator import generate
-from empathybench.types import Scenario
 
 HERE = Path(__file__).parent
 SOURCES = ["v1_items.txt", "v2_items.txt", "v1_items_b.txt", "v2_items_b.txt"]

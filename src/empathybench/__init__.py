@@ -45,11 +45,11 @@ _LAZY: dict[str, str] = {
     "RunLike": "empathybench.api.paths",
     "RunOutcome": "empathybench.api.running",
     "RunSummary": "empathybench.analysis.summary",
-    "Scenario": "empathybench.types",
+    "Scenario": "empathybench.records",
     "ScorerEvaluation": "empathybench.api.scorer",
     "ScorerTraining": "empathybench.api.scorer",
     "Steering": "empathybench.api.probes",
-    "Suite": "empathybench.types",
+    "Suite": "empathybench.records",
     "UserError": "empathybench.errors",
     "default_judges": "empathybench.api.judging",
     "evaluate_probes": "empathybench.api.probes",
@@ -109,10 +109,10 @@ if TYPE_CHECKING:
     from empathybench.models.base import GenerationParams, ModelSpec
     from empathybench.models.defaults import DEFAULT_MODEL
     from empathybench.progress import ProgressCallback, ProgressUpdate
+    from empathybench.records import Scenario, Suite
     from empathybench.report.run_report import ReportFiles
     from empathybench.scenarios.suites import DEFAULT_SUITE
     from empathybench.scorer.empathy_scorer import EmpathyScores
-    from empathybench.types import Scenario, Suite
 
 
 def __getattr__(name: str) -> Any:

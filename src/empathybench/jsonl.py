@@ -215,7 +215,7 @@ def read_records(path: Path, model: type[ModelT], *, torn_tail: bool = False) ->
 def parse_record(data: dict[str, object], model: type[ModelT], where: str) -> ModelT:
     schema_version = data.get("schema_version")
     if "schema_version" in model.model_fields and schema_version is not None:
-        from empathybench.types import KNOWN_SCHEMA_VERSIONS
+        from empathybench.records import KNOWN_SCHEMA_VERSIONS
 
         if schema_version not in KNOWN_SCHEMA_VERSIONS:
             known = ", ".join(str(v) for v in sorted(KNOWN_SCHEMA_VERSIONS))

@@ -21,7 +21,7 @@ from empathybench.errors import UserError
 from empathybench.judging.answer_parser import help_answer_correct, parse_answer
 from empathybench.judging.no_reply import check_reply
 from empathybench.judging.rubric import answer_dimensions
-from empathybench.types import Scenario
+from empathybench.records import Scenario
 
 if TYPE_CHECKING:
     from empathybench.judging.offline_judge import OfflineJudge

@@ -9,12 +9,12 @@ from collections.abc import Callable, Sequence
 from empathybench.models.base import ModelOutput
 from empathybench.models.guided import AnswerMode
 from empathybench.prompts.strategies import Strategy
+from empathybench.records import CallError, Response
 from empathybench.run_options import RunItem, RunOptions
 from empathybench.run_requests import prepare_request, response_from_output
 from empathybench.runtime import provenance
 from empathybench.runtime.batch import BatchEntry, answer_in_batches, create_batch_api
 from empathybench.runtime.cache import ResponseCache
-from empathybench.types import CallError, Response
 
 
 async def answer_pending_in_batches(

@@ -10,10 +10,10 @@ from empathybench.errors import ParameterError
 from empathybench.models.base import ModelSpec
 from empathybench.models.guided import AnswerMode
 from empathybench.prompts.strategies import Strategy
+from empathybench.records import RunManifest, RunTotals, Suite, SuiteRef
 from empathybench.run_options import RunOptions
 from empathybench.runtime import provenance
 from empathybench.runtime.url_secrets import redact_url
-from empathybench.types import RunManifest, RunTotals, Suite, SuiteRef
 
 
 def new_manifest(

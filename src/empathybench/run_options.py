@@ -14,10 +14,7 @@ from empathybench.models.guided import AnswerMode
 from empathybench.models.registry import resolve_answer_mode
 from empathybench.progress import ProgressCallback
 from empathybench.prompts.strategies import get_strategy
-from empathybench.runtime.cache import check_cache_path
-from empathybench.runtime.pricing import Price
-from empathybench.runtime.run_store import ItemKey, RunStore
-from empathybench.types import (
+from empathybench.records import (
     ChatMessage,
     JudgeRequest,
     Response,
@@ -25,6 +22,9 @@ from empathybench.types import (
     RunTrack,
     Suite,
 )
+from empathybench.runtime.cache import check_cache_path
+from empathybench.runtime.pricing import Price
+from empathybench.runtime.run_store import ItemKey, RunStore
 from empathybench.validation import (
     check_count,
     check_directory_target,

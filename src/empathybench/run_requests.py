@@ -10,11 +10,11 @@ from empathybench.models.base import ModelAPI, ModelCallError, ModelOutput, Mode
 from empathybench.models.guided import AnswerGuide, AnswerMode
 from empathybench.prompts.answer_guide import answer_guide
 from empathybench.prompts.strategies import Strategy, apply_strategy
+from empathybench.records import CallError, ChatMessage, Response, Scenario, TokenUsage
 from empathybench.run_options import RunItem, RunOptions
 from empathybench.runtime import provenance
 from empathybench.runtime.cache import ResponseCache, cache_key
 from empathybench.runtime.retry import RateLimiter, call_with_retries
-from empathybench.types import CallError, ChatMessage, Response, Scenario, TokenUsage
 
 
 def item_guide(item: RunItem, messages: Sequence[ChatMessage]) -> AnswerGuide:

@@ -25,6 +25,7 @@ from empathybench.models.base import ModelAPI
 from empathybench.models.registry import create_model
 from empathybench.progress import ProgressUpdate, report_progress
 from empathybench.prompts.strategies import get_strategy
+from empathybench.records import Response, RunManifest, RunTotals, Suite
 from empathybench.run_batches import answer_pending_in_batches
 from empathybench.run_manifest import check_same_run, new_manifest, recorded_model
 from empathybench.run_options import (
@@ -43,7 +44,6 @@ from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.retry import RateLimiter
 from empathybench.runtime.run_store import RunStore
-from empathybench.types import Response, RunManifest, RunTotals, Suite
 
 __all__ = [
     "MAX_EPOCHS",

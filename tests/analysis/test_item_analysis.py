@@ -20,10 +20,10 @@ from empathybench.judging.key_check import check_keys, key_check_messages
 from empathybench.models.base import ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
+from empathybench.records import LETTERS, Suite
 from empathybench.runtime.run_data import load_run_data
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite, write_scenarios
-from empathybench.types import LETTERS, Suite
 from tests.fakes.mock_runs import answering, make_run
 
 MODELS = ("mock/a", "mock/b", "mock/c", "mock/d", "mock/e")

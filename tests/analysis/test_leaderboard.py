@@ -9,9 +9,9 @@ from empathybench.analysis.leaderboard import build_leaderboard, why_not_compara
 from empathybench.analysis.run_sets import load_runs
 from empathybench.analysis.statistics import bootstrap_paired_difference
 from empathybench.errors import UserError
+from empathybench.records import Suite
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite, write_scenarios
-from empathybench.types import Suite
 from tests.fakes.mock_runs import answering, make_run
 
 

@@ -12,9 +12,9 @@ from empathybench.errors import UserError
 from empathybench.models.base import ModelCallError, ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
+from empathybench.records import Suite
 from empathybench.runtime.run_data import load_run_data
 from empathybench.runtime.run_store import RunStore
-from empathybench.types import Suite
 from tests.fakes.mock_runs import make_run
 
 

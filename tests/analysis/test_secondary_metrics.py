@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from empathybench.analysis import secondary_metrics as metrics
+from empathybench.records import Suite
 from empathybench.runtime.run_data import load_run_data
-from empathybench.types import Suite
 from tests.fakes.mock_runs import answering, make_run
 
 

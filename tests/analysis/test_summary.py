@@ -1,11 +1,11 @@
 """The summary's numbers against a hand computation on a tiny scripted run."""
 
 from empathybench.analysis.summary import score_item, summarize
-from empathybench.types import DimensionScore, Response, Scenario, Suite, TokenUsage, Verdict
+from empathybench.records import DimensionScore, Response, Scenario, Suite, TokenUsage, Verdict
 
 
 def response(scenario: Scenario, text: str | None, epoch: int = 0) -> Response:
-    from empathybench.types import CallError
+    from empathybench.records import CallError
 
     return Response(
         run_id="r",

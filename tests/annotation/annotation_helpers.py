@@ -7,9 +7,9 @@ from pathlib import Path
 
 from empathybench.annotation.records import AnnotationKey, KeyItem
 from empathybench.annotation.session import AnnotationSession
+from empathybench.records import LETTERS, Scenario
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import write_scenarios
-from empathybench.types import LETTERS, Scenario
 
 GOAL_CANARY = "KEYCANARY-GOAL"
 """The hidden goal of every test item: in key.json, never in form.json or on a page."""

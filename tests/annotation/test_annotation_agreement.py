@@ -13,7 +13,7 @@ from empathybench.annotation.report import RESULTS_CSV, results_markdown, write_
 from empathybench.annotation.session import AnnotationSession
 from empathybench.annotation.study import load_key, load_study
 from empathybench.errors import UserError
-from empathybench.types import LETTERS
+from empathybench.records import LETTERS
 from tests.annotation.annotation_helpers import answer_like_key, key_answers, wrong_letter
 
 

@@ -20,7 +20,7 @@ import pytest
 from empathybench.annotation.records import AnnotationForm, FormItem
 from empathybench.annotation.session import AnnotationSession
 from empathybench.annotation.study import init_study, load_form, load_key
-from empathybench.types import Turn
+from empathybench.records import Turn
 from tests.annotation.annotation_helpers import GOAL_CANARY, scenarios, write_suite
 from tests.fakes.app_server import free_port, stop, wait_until_serving
 from tests.fakes.browser import chromium

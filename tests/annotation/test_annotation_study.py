@@ -19,8 +19,8 @@ from empathybench.annotation.study import (
     study_order,
 )
 from empathybench.errors import UserError
+from empathybench.records import ExpectedBehaviour, Scenario
 from empathybench.scenarios.suites import load_suite
-from empathybench.types import ExpectedBehaviour, Scenario
 from tests.annotation.annotation_helpers import GOAL_CANARY, scenarios, write_suite
 
 

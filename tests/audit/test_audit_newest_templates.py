@@ -12,8 +12,8 @@ import pytest
 
 from empathybench.audit.limits import EMOTION_MAX_ACCURACY
 from empathybench.audit.suite_audit import audit_suite
+from empathybench.records import Suite
 from empathybench.scenarios.generator import generate
-from empathybench.types import Suite
 
 
 @pytest.mark.slow

@@ -12,8 +12,8 @@ from empathybench.audit.results import AuditReport
 from empathybench.audit.visible import visible_item
 from empathybench.errors import UserError
 from empathybench.jsonl import pretty_json
+from empathybench.records import Scenario, Suite
 from empathybench.scenarios.generator import DEFAULT_MIX, generate
-from empathybench.types import Scenario, Suite
 from tests.fakes.audit_items import shuffled_keys
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from empathybench.jsonl import canonical_json
+from empathybench.records import Scenario
 from empathybench.runtime.run_store import RunStore
 from empathybench.scenarios.suites import load_suite, suites_dir
-from empathybench.types import Scenario
 from tests.fakes.cli_process import run_cli
 
 datasets = pytest.importorskip("datasets")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from empathybench.audit.visible import VisibleItem, visible_item
 from empathybench.prompts.scenario_prompt import render_prompt
-from empathybench.types import LETTERS, Scenario
+from empathybench.records import LETTERS, Scenario
 
 _PRONOUNS = "they"
 

@@ -17,8 +17,8 @@ from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.base import ModelAPI, ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
+from empathybench.records import LETTERS, Scenario, Suite
 from empathybench.runner import RunOptions, execute_run
-from empathybench.types import LETTERS, Scenario, Suite
 
 PLANTED_SCRIPT = "<script>window.__pwned=1</script>"
 PLANTED_IMAGE = '<img src=x onerror="window.__pwned=2">'

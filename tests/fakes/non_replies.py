@@ -7,7 +7,7 @@ bare invented option, or lines copied from the scene) or what a template echo lo
 
 from __future__ import annotations
 
-from empathybench.types import LETTERS, Scenario
+from empathybench.records import LETTERS, Scenario
 
 PLACEHOLDERS = (
     "<what you would say or do>",

@@ -35,9 +35,9 @@ from empathybench.inspect_eval.tasks import BUNDLED_TASKS, generated, suite, tas
 from empathybench.judging.answer_parser import help_answer_correct, parse_answer
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.prompts.strategies import apply_strategy, get_strategy
+from empathybench.records import DIMENSIONS, Scenario
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import bundled_suites, load_suite
-from empathybench.types import DIMENSIONS, Scenario
 
 SUITE = "standard-v1"
 TEXT_NAN = "nan"

@@ -14,7 +14,7 @@ from empathybench.judging.calibration import (
     reply_length,
 )
 from empathybench.judging.judge_prompt import judged_dimensions
-from empathybench.types import DimensionScore, Verdict
+from empathybench.records import DimensionScore, Verdict
 
 
 def test_the_bundled_labels_are_complete_and_consistent() -> None:

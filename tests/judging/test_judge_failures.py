@@ -14,9 +14,9 @@ from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.base import ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
+from empathybench.records import Scenario, Suite
 from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.concurrency import for_each_concurrently
-from empathybench.types import Scenario, Suite
 
 
 def test_settings_that_would_judge_nothing_are_refused_by_name(run_dir: Path) -> None:

@@ -28,9 +28,9 @@ from empathybench.models.base import ModelAPI, ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.openai_compatible import OpenAICompatibleModel
 from empathybench.models.registry import parse_model_id
+from empathybench.records import Scenario, Suite, Verdict
 from empathybench.therapy.llm_judge import judge_therapy_answer
 from empathybench.therapy.verdicts import COMPONENTS
-from empathybench.types import Scenario, Suite, Verdict
 from tests.fakes.fake_llm_server import FakeLLMServer, ok
 
 

@@ -19,7 +19,7 @@ from empathybench.judging.llm_judge import (
 from empathybench.models.base import ModelCallError, ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
-from empathybench.types import Scenario, Suite, Verdict
+from empathybench.records import Scenario, Suite, Verdict
 
 
 def item(suite: Suite, kind: str) -> Scenario:

@@ -33,10 +33,10 @@ from empathybench.models.base import ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.openai_compatible import OpenAICompatibleModel
 from empathybench.models.registry import parse_model_id
+from empathybench.records import DimensionScore, Scenario, Suite, Verdict
 from empathybench.report.run_report import write_report
 from empathybench.runtime.run_store import RunStore
 from empathybench.scenarios.suites import load_suite
-from empathybench.types import DimensionScore, Scenario, Suite, Verdict
 from tests.fakes.fake_llm_server import FakeLLMServer, ok
 from tests.fakes.mock_runs import answer, make_run, scenario_for
 from tests.fakes.non_replies import non_replies

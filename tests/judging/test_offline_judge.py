@@ -29,10 +29,10 @@ from empathybench.judging.offline_runs import judge_run_offline, labels_from_run
 from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.judging.run_judges import JudgeRunOptions, judge_run
 from empathybench.models.registry import parse_model_id
+from empathybench.records import Scenario, Suite
 from empathybench.runtime.run_store import RunStore
 from empathybench.scenarios.suites import load_suite
 from empathybench.scorer.heads import TrainingSettings
-from empathybench.types import Scenario, Suite
 
 pytestmark = pytest.mark.torch
 

@@ -15,7 +15,7 @@ from empathybench.errors import UserError
 from empathybench.models.anthropic_model import AnthropicModel
 from empathybench.models.base import GenerationParams, ModelCallError, ModelOutput, ModelRequest
 from empathybench.models.registry import parse_model_id
-from empathybench.types import ChatMessage
+from empathybench.records import ChatMessage
 from tests.fakes.fake_llm_server import (
     Behaviour,
     FakeLLMServer,

@@ -22,8 +22,8 @@ from empathybench.prompts.answer_guide import (
     person_choices,
     placeholder_choices,
 )
+from empathybench.records import ChatMessage, Suite
 from empathybench.therapy.prompt import therapist_messages
-from empathybench.types import ChatMessage, Suite
 
 LABELS = ["PERSON", "EMOTION", "NEEDS_HELP", "REPLY", "Palesa", "Patient", "Therapist"]
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from empathybench.models.registry import parse_model_id
+from empathybench.records import Suite
 from empathybench.runner import RunOptions, execute_run
-from empathybench.types import Suite
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 

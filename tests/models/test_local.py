@@ -24,7 +24,7 @@ from empathybench.models.base import (
     ModelRequest,
 )
 from empathybench.models.registry import create_model, parse_model_id
-from empathybench.types import ChatMessage
+from empathybench.records import ChatMessage
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
 

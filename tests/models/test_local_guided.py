@@ -31,9 +31,9 @@ from empathybench.models.local_guided import (
 )
 from empathybench.models.registry import parse_model_id
 from empathybench.prompts.answer_guide import answer_guide
+from empathybench.records import LETTERS, ChatMessage, Scenario, Suite
 from empathybench.runner import RunOptions, execute_run
 from empathybench.runtime.run_store import RunStore
-from empathybench.types import LETTERS, ChatMessage, Scenario, Suite
 from tests.fakes.tiny_lm import save_tiny_llama
 
 pytestmark = pytest.mark.torch

@@ -23,7 +23,7 @@ from empathybench.models.base import (
 from empathybench.models.openai_compatible import OpenAICompatibleModel
 from empathybench.models.openai_http import OpenAIHttpModel
 from empathybench.models.registry import CLIENTS, create_model, parse_model_id
-from empathybench.types import ChatMessage
+from empathybench.records import ChatMessage
 from tests.fakes.fake_llm_server import (
     Behaviour,
     FakeLLMServer,

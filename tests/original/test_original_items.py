@@ -14,9 +14,9 @@ from empathybench.errors import UserError
 from empathybench.judging.judge_prompt import build_judge_messages, judged_dimensions
 from empathybench.judging.offline_judge import load_offline_judge
 from empathybench.models.registry import parse_model_id
+from empathybench.records import DimensionScore, Response, Verdict
 from empathybench.runner import RunOptions, execute_run, run_answer_mode
 from empathybench.scenarios.suites import load_suite
-from empathybench.types import DimensionScore, Response, Verdict
 from tests.fakes.cli_process import run_cli
 from tests.fakes.fake_llm_server import FakeLLMServer
 from tests.fakes.original_benchmark import original_items, write_original_items

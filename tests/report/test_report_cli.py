@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from empathybench.types import Suite
+from empathybench.records import Suite
 from tests.fakes.cli_process import run_cli as cli
 from tests.fakes.mock_runs import make_run
 

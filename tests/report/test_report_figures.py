@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from empathybench.records import Suite
 from empathybench.report.run_report import write_report
-from empathybench.types import Suite
 from tests.fakes.mock_runs import make_run
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from empathybench.analysis.leaderboard import build_leaderboard
 from empathybench.analysis.run_sets import load_runs
+from empathybench.records import Suite
 from empathybench.report.leaderboard_report import write_leaderboard
 from empathybench.report.run_report import write_report
-from empathybench.types import Suite
 from tests.fakes.browser import chromium
 from tests.fakes.mock_runs import (
     PLANTED_IMAGE,

@@ -6,8 +6,8 @@ import pytest
 
 from empathybench.analysis.leaderboard import build_leaderboard
 from empathybench.analysis.run_sets import load_runs
+from empathybench.records import Suite
 from empathybench.report.run_report import write_report
-from empathybench.types import Suite
 from tests.fakes.mock_runs import make_run
 
 pytest.importorskip("torch")

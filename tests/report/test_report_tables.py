@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from empathybench.judging.rubric import TEXT_DIMENSIONS
+from empathybench.records import DIMENSIONS, Suite
 from empathybench.report.run_report import write_report
-from empathybench.types import DIMENSIONS, Suite
 from tests.fakes.mock_runs import make_run
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from empathybench.records import CallError
 from empathybench.runtime.url_secrets import holds_secret, redact_url, redact_urls
-from empathybench.types import CallError
 
 
 @pytest.mark.parametrize(

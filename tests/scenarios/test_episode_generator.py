@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from empathybench.jsonl import canonical_json_data
+from empathybench.records import Scenario
 from empathybench.scenarios.episode_models import ROLE_NAMES, Episode
 from empathybench.scenarios.episode_rendering import build_episode_record
 from empathybench.scenarios.episode_space import build_episode_space, distinct_prompts
 from empathybench.scenarios.episode_templates import load_episode_templates
 from empathybench.scenarios.generator import EPISODE_MIX, SpaceTooSmallError, generate_records
 from empathybench.scenarios.validation import check_scenario
-from empathybench.types import Scenario
 
 
 @cache

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from empathybench.errors import UserError
+from empathybench.records import SCENARIO_KINDS
 from empathybench.scenarios.generator import (
     DEFAULT_MIX,
     SpaceTooSmallError,
@@ -17,7 +18,6 @@ from empathybench.scenarios.generator import (
 )
 from empathybench.scenarios.suites import write_scenarios
 from empathybench.scenarios.validation import check_scenario
-from empathybench.types import SCENARIO_KINDS
 
 
 def test_same_seed_gives_identical_bytes(tmp_path: Path) -> None:

@@ -5,9 +5,9 @@ import pytest
 
 from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
+from empathybench.records import Scenario
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.validation import validate_file, validate_lines
-from empathybench.types import Scenario
 
 
 @pytest.fixture(scope="module")

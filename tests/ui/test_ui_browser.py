@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
+from empathybench.records import Suite
 from empathybench.runtime.run_data import load_run_data
 from empathybench.survey.build import SourceAnswers, build_survey, write_survey
 from empathybench.survey.records import SurveyForm
 from empathybench.survey.session import SurveySession
-from empathybench.types import Suite
 from tests.fakes.app_server import free_port, stop, wait_until_serving
 from tests.fakes.browser import chromium
 from tests.fakes.mock_runs import (

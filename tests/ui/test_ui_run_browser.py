@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from empathybench.errors import UserError
+from empathybench.records import Suite
 from empathybench.runtime.run_data import load_run_data
-from empathybench.types import Suite
 from empathybench.ui.run_browser import (
     FigureFolders,
     discover_run_dirs,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from empathybench.types import Scenario
+from empathybench.records import Scenario
 
 
 class ScoredItem(Protocol):

@@ -27,8 +27,8 @@ import numpy as np
 from empathybench.analysis.summary import item_overall, score_items
 from empathybench.errors import UserError
 from empathybench.judging.key_check import KeyCheck, key_disputes
+from empathybench.records import Record
 from empathybench.runtime.run_data import RunData
-from empathybench.types import Record
 
 ITEM_ANALYSIS_SCHEMA = 1
 MIN_MODELS_FOR_FLAGS = 2

@@ -34,8 +34,8 @@ from empathybench.analysis.summary import (
 )
 from empathybench.errors import UserError
 from empathybench.judging.offline_judge import is_offline_judge, judge_label
+from empathybench.records import Record
 from empathybench.runtime.run_data import RunData
-from empathybench.types import Record
 
 LEADERBOARD_SCHEMA = 1
 SIGNIFICANCE_LEVEL = 0.05

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from empathybench.errors import UserError
+from empathybench.records import Record
 from empathybench.runtime.append_log import ItemKey
 from empathybench.runtime.directory_lock import directory_in_use
 from empathybench.runtime.run_data import RunData
-from empathybench.types import Record
 
 MAX_FAILED_SHARE = 0.05
 """Runs with more failed model calls than this share of their items are not ranked."""

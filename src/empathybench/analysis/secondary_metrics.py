@@ -24,8 +24,8 @@ from empathybench.analysis.summary import Interval, interval
 from empathybench.analysis.text_metrics import distinct_n, words
 from empathybench.extras import require_module
 from empathybench.judging.answer_parser import parse_answer
+from empathybench.records import Record
 from empathybench.runtime.run_data import RunData
-from empathybench.types import Record
 
 SECONDARY_SCHEMA = 1
 SECONDARY_FILE = "secondary_metrics.json"

@@ -30,9 +30,7 @@ from empathybench.judging.rubric import (
     answer_dimensions,
     reply_dimensions,
 )
-from empathybench.runtime.append_log import ItemKey
-from empathybench.runtime.run_data import RunData, load_run_data
-from empathybench.types import (
+from empathybench.records import (
     DIMENSIONS,
     SCENARIO_KINDS,
     Record,
@@ -41,6 +39,8 @@ from empathybench.types import (
     SuiteOrigin,
     Verdict,
 )
+from empathybench.runtime.append_log import ItemKey
+from empathybench.runtime.run_data import RunData, load_run_data
 
 SUMMARY_SCHEMA = 1
 SUMMARY_FILE = "summary.json"

@@ -34,7 +34,7 @@ from empathybench.annotation.records import (
     StudyInfo,
 )
 from empathybench.errors import ParameterError, UserError
-from empathybench.types import SCHEMA_VERSION, Letter, Record, ScenarioKind
+from empathybench.records import SCHEMA_VERSION, Letter, Record, ScenarioKind
 
 DEFAULT_MIN_AGREEMENT = 0.8
 MIN_RATERS = 2

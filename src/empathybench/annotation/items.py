@@ -14,7 +14,7 @@ from __future__ import annotations
 from empathybench.annotation.records import NOBODY, EmotionOption, FormItem, KeyItem
 from empathybench.errors import UserError
 from empathybench.prompts.scenario_prompt import render_scene
-from empathybench.types import LETTERS, Scenario
+from empathybench.records import LETTERS, Scenario
 
 PRESUPPOSING_TEMPLATE_VERSIONS = frozenset({"v1"})
 """Template versions whose group items always have someone who needs help (no "nobody")."""

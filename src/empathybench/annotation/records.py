@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from empathybench.types import LETTERS, SCHEMA_VERSION, Letter, Record, ScenarioKind
+from empathybench.records import LETTERS, SCHEMA_VERSION, Letter, Record, ScenarioKind
 
 STUDY_FILE = "study.json"
 FORM_FILE = "form.json"

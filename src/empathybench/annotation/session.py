@@ -27,9 +27,9 @@ from empathybench.annotation.records import (
 from empathybench.annotation.store import AnnotationStore
 from empathybench.annotation.study import load_form
 from empathybench.errors import UserError
+from empathybench.records import Letter
 from empathybench.runtime.provenance import now_iso
 from empathybench.survey.session import check_timestamp, normalise_rater_id
-from empathybench.types import Letter
 
 _HELP_WORDS: dict[str, HelpAnswer] = {"yes": "yes", "y": "yes", "no": "no", "n": "no"}
 _LETTERS: dict[str, Letter] = {letter: letter for letter in EMOTION_LETTERS}

@@ -29,9 +29,9 @@ from empathybench.annotation.records import (
 )
 from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, canonical_digest, pretty_json, read_json_record
+from empathybench.records import Suite
 from empathybench.runtime.provenance import now_iso
 from empathybench.scenarios.suites import load_suite
-from empathybench.types import Suite
 
 STUDY_ID_LENGTH = 12
 INIT_HINT = "run empathybench annotate init SUITE -o DIR"

@@ -23,6 +23,7 @@ from empathybench.models.defaults import DEFAULT_MODEL, default_connections, def
 from empathybench.models.guided import AnswerMode
 from empathybench.models.registry import parse_model_id, resolve_api_key
 from empathybench.progress import ProgressCallback
+from empathybench.records import JudgeRequest, RunManifest, Suite
 from empathybench.runner import (
     RunOptions,
     execute_run,
@@ -38,7 +39,6 @@ from empathybench.runtime.pricing import Price, load_prices
 from empathybench.runtime.run_store import MANIFEST, RunStore
 from empathybench.runtime.url_secrets import REDACTED, redact_url
 from empathybench.scenarios.suites import DEFAULT_SUITE, write_scenarios
-from empathybench.types import JudgeRequest, RunManifest, Suite
 from empathybench.validation import validated
 
 SUITE_FILE = "suite.jsonl"

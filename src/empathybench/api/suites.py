@@ -6,11 +6,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from empathybench.records import ScenarioKind, Suite
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite as _load_suite
 from empathybench.scenarios.suites import suite_in_memory, write_scenarios
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
-from empathybench.types import ScenarioKind, Suite
 
 
 def load_suite(suite: str | os.PathLike[str]) -> Suite:

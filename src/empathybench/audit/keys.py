@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from empathybench.types import Scenario
+from empathybench.records import Scenario
 
 Question = Literal["emotion", "help", "who"]
 QUESTIONS: tuple[Question, ...] = ("emotion", "help", "who")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from empathybench.audit.keys import Question
-from empathybench.types import Record
+from empathybench.records import Record
 
 AUDIT_SCHEMA = 1
 AUDIT_JSON = "audit.json"

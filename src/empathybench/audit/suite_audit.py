@@ -63,13 +63,13 @@ from empathybench.audit.rules import (
 )
 from empathybench.audit.visible import VisibleItem, visible_item
 from empathybench.errors import ParameterError, UserError
+from empathybench.records import SCENARIO_KINDS, Scenario, Suite
 from empathybench.scenarios.generator import (
     MAX_SEED,
     generate_records,
     load_any_templates,
     prompt_digest,
 )
-from empathybench.types import SCENARIO_KINDS, Scenario, Suite
 
 ProgressCallback = Callable[[str], None]
 

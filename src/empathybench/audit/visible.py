@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from empathybench.prompts.scenario_prompt import render_turns
-from empathybench.types import Scenario
+from empathybench.records import Scenario
 
 NAME = "xname"
 SELF = "xself"

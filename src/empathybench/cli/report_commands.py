@@ -14,6 +14,7 @@ from empathybench.analysis.run_status import MAX_FAILED_SHARE, check_failed_shar
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 from empathybench.judging.key_check import KeyCheck
+from empathybench.records import DIMENSIONS
 from empathybench.report.tables import (
     ReportRun,
     dimension_title,
@@ -22,7 +23,6 @@ from empathybench.report.tables import (
 )
 from empathybench.runtime.output_guard import check_output_directory
 from empathybench.runtime.run_data import RunData
-from empathybench.types import DIMENSIONS
 from empathybench.validation import (
     check_count,
     check_directory_target,

@@ -14,6 +14,7 @@ from rich.table import Table
 from empathybench.cli.console import console, err_console
 from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
+from empathybench.records import LETTERS, SCENARIO_KINDS, ScenarioKind
 from empathybench.runtime.output_guard import check_output_file, has_fields, path_parser
 from empathybench.scenarios.generator import (
     KIND_CODES,
@@ -30,7 +31,6 @@ from empathybench.scenarios.suites import (
 )
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
 from empathybench.scenarios.validation import validate_file
-from empathybench.types import LETTERS, SCENARIO_KINDS, ScenarioKind
 from empathybench.validation import (
     check_count,
     check_file_target,

@@ -18,8 +18,8 @@ from empathybench.errors import UserError
 from empathybench.jsonl import canonical_json
 
 if TYPE_CHECKING:
+    from empathybench.records import Suite
     from empathybench.runtime.run_data import RunData
-    from empathybench.types import Suite
 
 DATA_DIR = "data"
 CARD = "README.md"

@@ -22,7 +22,7 @@ from inspect_ai.model import (
 )
 
 from empathybench.prompts.strategies import Strategy, apply_strategy
-from empathybench.types import ChatMessage, Scenario
+from empathybench.records import ChatMessage, Scenario
 
 SCENARIO_KEY = "scenario"
 """The metadata key holding the full scenario record."""

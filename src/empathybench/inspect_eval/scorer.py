@@ -35,8 +35,8 @@ from empathybench.inspect_eval.judge_model import InspectJudgeModel, spec_of
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.judging.families import check_judge
 from empathybench.judging.llm_judge import JudgeSettings, judge_response
+from empathybench.records import DIMENSIONS, JudgeDecision, Response, Scenario, Verdict
 from empathybench.runtime.provenance import now_iso
-from empathybench.types import DIMENSIONS, JudgeDecision, Response, Scenario, Verdict
 
 if TYPE_CHECKING:
     from empathybench.judging.offline_judge import OfflineJudge

@@ -27,10 +27,10 @@ from empathybench.judging.judge_prompt import JUDGE_PROMPT_VERSION
 from empathybench.judging.rubric import RUBRIC_VERSION
 from empathybench.models.base import GenerationParams
 from empathybench.prompts.strategies import get_strategy
+from empathybench.records import Scenario
 from empathybench.scenarios.generator import generate as generate_scenarios
 from empathybench.scenarios.suites import bundled_suites, load_suite
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
-from empathybench.types import Scenario
 
 
 def benchmark_task(

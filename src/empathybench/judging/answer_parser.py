@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from empathybench.types import LETTERS, Letter, Scenario
+from empathybench.records import LETTERS, Letter, Scenario
 
 _MARKDOWN = re.compile(r"[*_`#>]+")
 _FIELD = re.compile(

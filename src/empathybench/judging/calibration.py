@@ -23,9 +23,9 @@ from empathybench.jsonl import parse_record, read_json_objects
 from empathybench.judging.llm_judge import JudgeSettings, judge_response
 from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.models.base import ModelAPI
+from empathybench.records import Record, Scenario, Verdict
 from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.concurrency import check_connections
-from empathybench.types import Record, Scenario, Verdict
 
 BUNDLED_LABELS = "calibration-v1"
 

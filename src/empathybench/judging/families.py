@@ -12,7 +12,7 @@ import re
 
 from empathybench.errors import ParameterError
 from empathybench.models.base import ModelSpec
-from empathybench.types import JudgeDecision
+from empathybench.records import JudgeDecision
 
 # (family, pattern on the lower-cased model name). First match wins; keep specific first.
 FAMILY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(

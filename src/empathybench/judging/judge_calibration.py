@@ -31,7 +31,7 @@ from pydantic import Field, ValidationError
 
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text
-from empathybench.types import Record
+from empathybench.records import Record
 
 CALIBRATION_FILE = "calibration.json"
 CALIBRATION_SCHEMA = 1

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from empathybench.judging.rubric import RUBRIC_VERSION, reply_dimensions, rubric_for
 from empathybench.prompts.scenario_prompt import render_turns
-from empathybench.types import ChatMessage, Dimension, Scenario
+from empathybench.records import ChatMessage, Dimension, Scenario
 
 JUDGE_PROMPT_VERSION = f"judge-prompt-v1/{RUBRIC_VERSION}"
 

@@ -25,13 +25,13 @@ from empathybench.models.base import (
     ModelRequest,
 )
 from empathybench.prompts.scenario_prompt import render_turns
+from empathybench.records import LETTERS, CallError, ChatMessage, Letter, Record, Scenario
 from empathybench.runtime.append_log import AppendLog
 from empathybench.runtime.cache import ResponseCache, cache_key
 from empathybench.runtime.concurrency import check_connections
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.retry import call_with_retries
 from empathybench.runtime.run_store import judge_slug
-from empathybench.types import LETTERS, CallError, ChatMessage, Letter, Record, Scenario
 
 KEY_CHECK_VERSION = "key-check-v1"
 KEY_CHECK_DIR = "key_checks"

@@ -26,10 +26,10 @@ from empathybench.judging.judge_prompt import (
 from empathybench.judging.no_reply import NoReply, check_reply, no_reply_scores
 from empathybench.judging.rubric import RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.models.base import GenerationParams, ModelAPI, ModelCallError, ModelRequest
+from empathybench.records import CallError, ChatMessage, DimensionScore, Scenario, Verdict
 from empathybench.runtime.cache import ResponseCache, cache_key
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.retry import call_with_retries
-from empathybench.types import CallError, ChatMessage, DimensionScore, Scenario, Verdict
 
 ALLOWED_SCORES = (0.0, 0.5, 1.0)
 

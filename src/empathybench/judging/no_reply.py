@@ -49,7 +49,7 @@ from empathybench.judging.answer_parser import (
     plain_line,
     states_a_letter,
 )
-from empathybench.types import DimensionScore, NoReplyKind, Scenario
+from empathybench.records import DimensionScore, NoReplyKind, Scenario
 
 NO_REPLY = "no reply"
 """The reason recorded on every text dimension the rule scores 0."""

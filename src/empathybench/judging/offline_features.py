@@ -28,8 +28,8 @@ import numpy.typing as npt
 
 from empathybench.analysis.text_metrics import distinct_n, words
 from empathybench.judging.answer_parser import names_person, parse_answer
+from empathybench.records import SCENARIO_KINDS, AssistanceType, Scenario
 from empathybench.scorer.encoder import TextEncoder
-from empathybench.types import SCENARIO_KINDS, AssistanceType, Scenario
 
 Matrix = npt.NDArray[np.float32]
 

@@ -43,6 +43,7 @@ from empathybench.judging.offline_features import (
     reply_view,
 )
 from empathybench.judging.rubric import RUBRIC_VERSION, TEXT_DIMENSIONS
+from empathybench.records import DimensionScore, Scenario, Verdict
 from empathybench.runtime.provenance import now_iso
 from empathybench.scorer.empathy_data import bundled_data_path
 from empathybench.scorer.encoder import BUNDLED_ENCODER, load_encoder
@@ -55,7 +56,6 @@ from empathybench.scorer.heads import (
     load_head,
     train_head,
 )
-from empathybench.types import DimensionScore, Scenario, Verdict
 
 __all__ = ["ReplyView", "judge_context", "judge_features", "reply_view"]
 

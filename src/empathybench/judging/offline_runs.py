@@ -21,10 +21,10 @@ from empathybench.judging.offline_judge import (
     offline_judge_id,
 )
 from empathybench.judging.run_judges import JudgeRunResult, pending_items, record_decisions
+from empathybench.records import JudgeDecision, Scenario
 from empathybench.runner import load_run_suite
 from empathybench.runtime.run_store import RunStore
 from empathybench.scorer.empathy_data import split_for
-from empathybench.types import JudgeDecision, Scenario
 
 BATCH = 256
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from empathybench.types import DIMENSIONS, Dimension, Scenario, ScenarioKind
+from empathybench.records import DIMENSIONS, Dimension, Scenario, ScenarioKind
 
 RUBRIC_VERSION = "rubric-v1"
 

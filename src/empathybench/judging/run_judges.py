@@ -19,6 +19,7 @@ from empathybench.judging.no_reply import classify_reply
 from empathybench.models.base import ModelAPI, ModelSpec
 from empathybench.models.registry import create_model
 from empathybench.progress import ProgressCallback
+from empathybench.records import JudgeDecision, Response, Scenario, Verdict
 from empathybench.runner import load_run_suite
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.cache import ResponseCache
@@ -27,7 +28,6 @@ from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.run_store import RunStore
 from empathybench.therapy.verdicts import TherapyVerdict
-from empathybench.types import JudgeDecision, Response, Scenario, Verdict
 
 
 @dataclass

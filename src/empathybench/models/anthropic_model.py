@@ -39,8 +39,8 @@ from empathybench.models.http_errors import (
     token_count,
 )
 from empathybench.models.registry import resolve_api_key
+from empathybench.records import ChatMessage
 from empathybench.runtime.url_secrets import redact_url
-from empathybench.types import ChatMessage
 
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",

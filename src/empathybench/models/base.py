@@ -12,7 +12,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import Field
 
 from empathybench.models.guided import AnswerGuide
-from empathybench.types import ChatMessage, Record
+from empathybench.records import ChatMessage, Record
 
 StopReason = Literal["stop", "length", "content_filter", "refusal", "tool_use", "other"]
 ErrorKind = Literal[

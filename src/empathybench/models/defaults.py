@@ -7,7 +7,7 @@ length and how many requests are in flight (for the local model: the batch size)
 from __future__ import annotations
 
 from empathybench.models.base import ModelSpec
-from empathybench.types import RunTrack
+from empathybench.records import RunTrack
 
 DEFAULT_MODEL = "local/smollm2"
 """The bundled SmolLM2-135M-Instruct (the local extra): runs with no key and no network."""

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from empathybench.jsonl import RecordFormatError, parse_json
-from empathybench.types import Record
+from empathybench.records import Record
 
 AnswerMode = Literal["guided", "free"]
 ANSWER_MODES: tuple[AnswerMode, ...] = ("guided", "free")

@@ -20,7 +20,7 @@ from empathybench.models.base import (
 from empathybench.models.guided import answer_from_json, answer_schema
 from empathybench.models.http_errors import token_count
 from empathybench.models.registry import guided_unsupported
-from empathybench.types import ChatMessage
+from empathybench.records import ChatMessage
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 """Where DeepSeek, vLLM (``reasoning_content``) and OpenRouter, Ollama (``reasoning``) put it."""

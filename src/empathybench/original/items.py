@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from empathybench.errors import UserError
 from empathybench.judging.rubric import item_dimensions
-from empathybench.types import (
+from empathybench.records import (
     ORIGINAL_TEMPLATE_VERSION,
     AssistanceType,
     ChatMessage,

@@ -33,9 +33,7 @@ from empathybench.original.items import (
     read_json,
 )
 from empathybench.prompts.strategies import get_strategy
-from empathybench.runtime import provenance
-from empathybench.runtime.run_store import RunStore
-from empathybench.types import (
+from empathybench.records import (
     DIMENSIONS,
     DimensionScore,
     JudgeDecision,
@@ -46,6 +44,8 @@ from empathybench.types import (
     SuiteRef,
     Verdict,
 )
+from empathybench.runtime import provenance
+from empathybench.runtime.run_store import RunStore
 
 RESULTS_NAME = re.compile(r"^baseline_results_(?P<model>.+?)(?:_eval_(?P<judge>.+))?$")
 ITEMS_FILE = "original-items.json"

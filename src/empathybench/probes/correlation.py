@@ -19,7 +19,7 @@ from scipy import stats
 
 from empathybench.errors import UserError
 from empathybench.jsonl import read_json_objects
-from empathybench.types import Record
+from empathybench.records import Record
 
 Scorer = Callable[[list[str]], list[float]]
 Values = Sequence[float] | np.ndarray[Any, Any]

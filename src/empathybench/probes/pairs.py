@@ -22,7 +22,7 @@ from pydantic import Field
 
 from empathybench.errors import UserError
 from empathybench.jsonl import read_records
-from empathybench.types import Record
+from empathybench.records import Record
 
 BUNDLED_PAIRS = "contrastive-pairs-v1"
 DEFAULT_TEST_SCENARIOS = ("support_forum", "clinic_front_desk", "travel_desk")

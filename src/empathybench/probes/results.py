@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from empathybench.probes.correlation import Correlation
-from empathybench.types import SCHEMA_VERSION, Record
+from empathybench.records import SCHEMA_VERSION, Record
 
 LAYER_NUMBERING = "layer i = output of decoder block i = hidden_states[i + 1]"
 

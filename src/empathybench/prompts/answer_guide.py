@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from empathybench.models.guided import AnswerGuide, GuidedField
-from empathybench.types import ChatMessage
+from empathybench.records import ChatMessage
 
 REPLY_LABEL = "REPLY"
 NOBODY = "nobody"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from empathybench.types import LETTERS, ChatMessage, ScenarioKind, Setting, Turn
+from empathybench.records import LETTERS, ChatMessage, ScenarioKind, Setting, Turn
 
 PROMPT_VERSION = "scenario-prompt-v1"
 # Version 2 (template v2 on): the group question no longer presupposes that someone needs

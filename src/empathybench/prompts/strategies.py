@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from empathybench.errors import UserError
-from empathybench.types import ChatMessage
+from empathybench.records import ChatMessage
 
 
 @dataclass(frozen=True)

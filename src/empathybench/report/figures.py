@@ -27,8 +27,8 @@ from matplotlib.figure import Figure
 from matplotlib.projections.polar import PolarAxes
 
 from empathybench.analysis.summary import Interval
+from empathybench.records import DIMENSIONS, SCENARIO_KINDS
 from empathybench.report.tables import ReportRun, dimension_title
-from empathybench.types import DIMENSIONS, SCENARIO_KINDS
 
 FIGURE_FORMATS = ("png", "svg")
 FIGURES_DIR = "figures"

@@ -24,6 +24,7 @@ from empathybench.judging.answer_parser import parse_answer
 from empathybench.judging.no_reply import check_reply
 from empathybench.judging.offline_judge import is_offline_judge, judge_label
 from empathybench.prompts.scenario_prompt import render_turns
+from empathybench.records import DIMENSIONS, LETTERS, Response, Scenario, Verdict
 from empathybench.report.figures import FigureSet
 from empathybench.report.tables import (
     ReportRun,
@@ -40,7 +41,6 @@ from empathybench.report.tables import (
     secondary_rows,
 )
 from empathybench.runtime.provenance import now_iso
-from empathybench.types import DIMENSIONS, LETTERS, Response, Scenario, Verdict
 
 TEMPLATES = Path(__file__).with_name("templates")
 REPORT_FILE = "report.html"

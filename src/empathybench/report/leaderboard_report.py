@@ -10,6 +10,7 @@ from pathlib import Path
 from empathybench import __version__
 from empathybench.analysis.leaderboard import Leaderboard, LeaderboardEntry
 from empathybench.jsonl import pretty_json, write_text_files
+from empathybench.records import DIMENSIONS
 from empathybench.report.html_report import template_environment
 from empathybench.report.tables import (
     INTERVAL_COLUMNS,
@@ -19,7 +20,6 @@ from empathybench.report.tables import (
     markdown_table,
 )
 from empathybench.runtime.provenance import now_iso
-from empathybench.types import DIMENSIONS
 
 LEADERBOARD_FILES = ("leaderboard.json", "leaderboard.md", "leaderboard.csv", "leaderboard.html")
 

@@ -26,10 +26,10 @@ from empathybench.analysis.summary import (
 )
 from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
+from empathybench.records import Record
 from empathybench.report.figures import FIGURES_DIR, FigureSet, write_figures
 from empathybench.report.html_report import REPORT_FILE, render_report_html
 from empathybench.report.tables import ReportRun, csv_headline, markdown_report_tables
-from empathybench.types import Record
 
 REPORT_SUMMARY_SCHEMA = 1
 MARKDOWN_FILE = "results.md"

@@ -23,8 +23,8 @@ from empathybench.analysis.summary import (
 )
 from empathybench.judging.offline_judge import judge_label
 from empathybench.judging.rubric import RUBRIC
+from empathybench.records import DIMENSIONS, SCENARIO_KINDS
 from empathybench.runtime.run_data import RunData
-from empathybench.types import DIMENSIONS, SCENARIO_KINDS
 
 NEEDS_A_JUDGE = "needs a judge"
 INTERVAL_COLUMNS = ("mean", "ci_low", "ci_high", "n", "items")

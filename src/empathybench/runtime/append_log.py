@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Generic, Protocol, TypeVar
 
 from empathybench.jsonl import canonical_json, read_records
-from empathybench.types import Record
+from empathybench.records import Record
 
 ItemKey = tuple[str, int]
 

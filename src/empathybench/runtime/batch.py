@@ -25,8 +25,8 @@ from typing import Any, Protocol
 
 from empathybench.errors import ParameterError, UserError
 from empathybench.models.base import ModelOutput, ModelRequest, ModelSpec
+from empathybench.records import CallError
 from empathybench.runtime import provenance
-from empathybench.types import CallError
 
 LEDGER_NAME = "batches.json"
 POLL_FAILURES = 5

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from empathybench.errors import UserError
+from empathybench.records import Response, RunManifest, Scenario, Suite, Verdict
 from empathybench.runtime.append_log import ItemKey
 from empathybench.runtime.run_store import RunStore
-from empathybench.types import Response, RunManifest, Scenario, Suite, Verdict
 
 
 def summary_judges(recorded: list[str]) -> list[str]:

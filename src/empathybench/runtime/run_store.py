@@ -7,8 +7,8 @@ from pathlib import Path
 
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json, read_json_record
+from empathybench.records import Response, RunManifest, Verdict
 from empathybench.runtime.append_log import AppendLog, ItemKey
-from empathybench.types import Response, RunManifest, Verdict
 
 MANIFEST = "manifest.json"
 RESPONSES = "responses.jsonl"

@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from empathybench.types import AssistanceType, Valence
+from empathybench.records import AssistanceType, Valence
 
 Pronouns = Literal["she", "he", "they"]
 ROLE_NAMES: tuple[str, ...] = ("a", "b", "c")

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from empathybench.judging.rubric import item_dimensions
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION_V2, render_prompt
+from empathybench.records import LETTERS, SCHEMA_VERSION, ScenarioKind
 from empathybench.scenarios.episode_models import (
     ROLE_NAMES,
     SLOT_PATTERN,
@@ -27,7 +28,6 @@ from empathybench.scenarios.episode_space import (
     story_frames_for,
 )
 from empathybench.scenarios.space import Frame
-from empathybench.types import LETTERS, SCHEMA_VERSION, ScenarioKind
 
 T = TypeVar("T")
 _POSSESSIVE = {"she": "her", "he": "his", "they": "their"}

@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import cache
 from math import lcm, prod
 
+from empathybench.records import SCENARIO_KINDS, ScenarioKind
 from empathybench.scenarios.episode_models import (
     ROLE_NAMES,
     Belief,
@@ -28,7 +29,6 @@ from empathybench.scenarios.episode_models import (
 )
 from empathybench.scenarios.episode_templates import load_episode_templates
 from empathybench.scenarios.space import Frame, KindSpace
-from empathybench.types import SCENARIO_KINDS, ScenarioKind
 
 # Radices: a multiple of every count an axis may have (phrasings 2–4, cues 0–4 plus 'none').
 CHOICE_RADIX = lcm(1, 2, 3, 4)

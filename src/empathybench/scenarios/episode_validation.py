@@ -12,6 +12,7 @@ import re
 
 from empathybench.judging.rubric import item_dimensions
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION_V2
+from empathybench.records import Scenario
 from empathybench.scenarios.episode_models import ROLE_NAMES, Episode, EpisodeTemplateSet
 from empathybench.scenarios.episode_space import (
     CLOSED_NO_HELP,
@@ -21,7 +22,6 @@ from empathybench.scenarios.episode_space import (
 )
 from empathybench.scenarios.episode_templates import load_episode_templates
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern
-from empathybench.types import Scenario
 
 _ALWAYS_HELP = ("harmful_belief", "crisis", "harmful_belief_roleplay")
 

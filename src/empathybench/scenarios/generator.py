@@ -20,6 +20,13 @@ from typing import Any
 from empathybench.errors import ParameterError, UserError
 from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, render_prompt
+from empathybench.records import (
+    LETTERS,
+    SCENARIO_KINDS,
+    SCHEMA_VERSION,
+    Scenario,
+    ScenarioKind,
+)
 from empathybench.scenarios.episode_models import EpisodeTemplateSet
 from empathybench.scenarios.episode_rendering import build_episode_record
 from empathybench.scenarios.episode_space import (
@@ -34,13 +41,6 @@ from empathybench.scenarios.space import KindSpace, build_space, distractor_tabl
 from empathybench.scenarios.spread import MAX_SPREAD_SKIPS, SceneSpread
 from empathybench.scenarios.template_models import Emotion, Location, TemplateSet
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION, load_templates
-from empathybench.types import (
-    LETTERS,
-    SCENARIO_KINDS,
-    SCHEMA_VERSION,
-    Scenario,
-    ScenarioKind,
-)
 from empathybench.validation import check_count
 
 GENERATOR_VERSION = "generator-v1"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from empathybench.records import ScenarioKind
 from empathybench.scenarios.space import Frame, event_free_actions
 from empathybench.scenarios.template_models import (
     CrisisStatement,
@@ -22,7 +23,6 @@ from empathybench.scenarios.template_models import (
     Situation,
     TemplateSet,
 )
-from empathybench.types import ScenarioKind
 
 _OBJECT = {"she": "her", "he": "him", "they": "them"}
 _POSSESSIVE = {"she": "her", "he": "his", "they": "their"}

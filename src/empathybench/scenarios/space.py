@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate
 
+from empathybench.records import SCENARIO_KINDS, ScenarioKind
 from empathybench.scenarios.template_models import Emotion, Location, TemplateSet
 from empathybench.scenarios.templates import load_templates
-from empathybench.types import SCENARIO_KINDS, ScenarioKind
 
 CONVERSATION_TAGS = frozenset({"private", "online"})
 

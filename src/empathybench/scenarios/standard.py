@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSION_V2
+from empathybench.records import ScenarioKind, SuiteInfo
 from empathybench.scenarios.episode_templates import EPISODE_VERSIONS, episode_templates_sha256
 from empathybench.scenarios.generator import (
     DEFAULT_MIX,
@@ -23,7 +24,6 @@ from empathybench.scenarios.generator import (
 )
 from empathybench.scenarios.suites import SUITES_INDEX, suites_dir, write_scenarios
 from empathybench.scenarios.templates import templates_sha256
-from empathybench.types import ScenarioKind, SuiteInfo
 
 
 @dataclass(frozen=True)

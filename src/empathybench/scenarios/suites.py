@@ -20,7 +20,7 @@ from empathybench.jsonl import (
     read_json_objects,
     read_records,
 )
-from empathybench.types import Scenario, Suite, SuiteInfo
+from empathybench.records import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
 DEFAULT_SUITE = "standard-v2"

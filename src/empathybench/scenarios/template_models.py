@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from empathybench.types import AssistanceType, Valence
+from empathybench.records import AssistanceType, Valence
 
 Pronouns = Literal["she", "he", "they"]
 BeliefCategory = Literal[

@@ -13,13 +13,13 @@ from pathlib import Path
 from empathybench.jsonl import RecordFormatError, check_readable_file, parse_json, parse_record
 from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_messages
+from empathybench.records import LETTERS, Scenario
 from empathybench.scenarios.episode_templates import EPISODE_VERSIONS
 from empathybench.scenarios.episode_validation import check_episode_scenario
 from empathybench.scenarios.generator import KIND_CODES, prompt_digest
 from empathybench.scenarios.space import CONVERSATION_TAGS, distractor_table
 from empathybench.scenarios.template_models import TemplateSet
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern, load_templates
-from empathybench.types import LETTERS, Scenario
 
 UNFILLED_SLOT = re.compile(r"\{[a-z_]+\}")
 MAX_REPORTED = 200

@@ -20,10 +20,10 @@ import numpy.typing as npt
 from scipy.stats import rankdata
 
 from empathybench.analysis.text_metrics import words
+from empathybench.records import Record
 from empathybench.scorer.empathy_data import COMPONENTS, EmpathyLabel
 from empathybench.scorer.heads import Matrix
 from empathybench.scorer.signals import lexicon_score
-from empathybench.types import Record
 
 TARGETS = (*COMPONENTS, "empathy")
 BASELINES = {

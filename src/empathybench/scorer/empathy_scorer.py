@@ -23,6 +23,7 @@ import numpy as np
 
 from empathybench import __version__
 from empathybench.errors import UserError
+from empathybench.records import Record
 from empathybench.scorer.empathy_data import COMPONENTS, EmpathyLabel, LabelSet, bundled_data_path
 from empathybench.scorer.encoder import BUNDLED_ENCODER, Embeddings, load_encoder
 from empathybench.scorer.heads import (
@@ -40,7 +41,6 @@ from empathybench.scorer.signals import (
     STOCK_PHRASES,
     reply_signals,
 )
-from empathybench.types import Record
 
 METHODS = ("signals", "seed")
 """``signals``: embedding + reply signals (the default); ``seed``: the seed study's method,

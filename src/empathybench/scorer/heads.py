@@ -22,7 +22,7 @@ from pydantic import Field
 from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, read_json_record
 from empathybench.models.local_weights import import_optional
-from empathybench.types import Record
+from empathybench.records import Record
 from empathybench.validation import check_existing_directory
 
 HEAD_SCHEMA = 1

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from empathybench.records import Record
 from empathybench.scorer.empathy_scorer import EmpathyScorer, EmpathyScores
 from empathybench.scorer.perturbations import PERTURBATIONS, perturb
-from empathybench.types import Record
 
 SCORE_FIELDS = ("cognitive", "emotional", "behavioral", "empathy")
 

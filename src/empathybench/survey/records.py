@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from empathybench.types import SCHEMA_VERSION, Record
+from empathybench.records import SCHEMA_VERSION, Record
 
 SURVEY_LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "E")
 MAX_SOURCES = len(SURVEY_LETTERS)

@@ -22,6 +22,7 @@ from empathybench.analysis.summary import Interval, interval
 from empathybench.csv_cells import ImportReport, csv_text, option_letter, read_csv_rows
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
+from empathybench.records import SCHEMA_VERSION, Record
 from empathybench.report.figures import (
     FIGURE_STYLE,
     FigureSet,
@@ -33,7 +34,6 @@ from empathybench.report.tables import format_interval, markdown_table
 from empathybench.survey.records import SurveyForm, SurveyKey, Vote
 from empathybench.survey.session import SurveySession
 from empathybench.survey.store import DuplicateVoteError
-from empathybench.types import SCHEMA_VERSION, Record
 
 RESULTS_FILE = "results.json"
 RESULTS_MARKDOWN = "results.md"

@@ -23,6 +23,7 @@ from empathybench.judging.run_judges import JudgePass, judge_pass, merge_passes
 from empathybench.models.base import ModelAPI, ModelSpec
 from empathybench.models.registry import create_model
 from empathybench.progress import ProgressCallback
+from empathybench.records import JudgeDecision
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.concurrency import check_connections, for_each_concurrently
@@ -34,7 +35,6 @@ from empathybench.therapy.questions import TherapyQuestion
 from empathybench.therapy.rubric import THERAPY_RUBRIC_VERSION
 from empathybench.therapy.study import HUMAN, SourceAnswer, SourceDecision, Study
 from empathybench.therapy.verdicts import COMPONENTS, ComponentScore, TherapyVerdict
-from empathybench.types import JudgeDecision
 
 OFFLINE_SCORER_RUBRIC = f"{THERAPY_RUBRIC_VERSION}/offline-scorer"
 

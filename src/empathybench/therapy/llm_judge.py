@@ -22,11 +22,11 @@ from empathybench.judging.llm_judge import (
 )
 from empathybench.judging.no_reply import NO_REPLY, NoReply, check_reply
 from empathybench.models.base import ModelAPI
+from empathybench.records import CallError, ChatMessage
 from empathybench.runtime.cache import ResponseCache
 from empathybench.runtime.provenance import now_iso
 from empathybench.therapy.rubric import THERAPY_RUBRIC, THERAPY_RUBRIC_VERSION
 from empathybench.therapy.verdicts import COMPONENTS, SCALE_LOW, ComponentScore, TherapyVerdict
-from empathybench.types import CallError, ChatMessage
 
 THERAPY_JUDGE_PROMPT_VERSION = f"therapy-judge-prompt-v1/{THERAPY_RUBRIC_VERSION}"
 

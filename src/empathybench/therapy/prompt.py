@@ -8,7 +8,7 @@ The wording is versioned: any change is a new ``THERAPIST_PROMPT_VERSION``, neve
 
 from __future__ import annotations
 
-from empathybench.types import ChatMessage
+from empathybench.records import ChatMessage
 
 THERAPIST_PROMPT_VERSION = "therapist-prompt-v1"
 THERAPIST_PROMPT_SOURCE = (

@@ -31,8 +31,8 @@ from urllib.parse import urlsplit
 from empathybench.csv_cells import read_csv_text
 from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, canonical_json, read_json, read_json_lines
+from empathybench.records import ChatMessage, Record, RunTrack
 from empathybench.therapy.prompt import THERAPIST_PROMPT_VERSION, therapist_messages
-from empathybench.types import ChatMessage, Record, RunTrack
 
 BUNDLED_SAMPLE = "sample-v1"
 SEED_DATASET = "Amod/mental_health_counseling_conversations"

@@ -31,13 +31,13 @@ from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.no_reply import check_reply
 from empathybench.judging.offline_judge import judge_label
+from empathybench.records import SCHEMA_VERSION, Record
 from empathybench.report.figures import FIGURE_STYLE, FigureSet, error_bars, new_figure, save_figure
 from empathybench.report.tables import format_interval, markdown_table
 from empathybench.runtime.append_log import ItemKey
 from empathybench.runtime.run_data import summary_judges
 from empathybench.therapy.study import HUMAN, SourceAnswer, Study
 from empathybench.therapy.verdicts import COMPONENTS, TherapyVerdict
-from empathybench.types import SCHEMA_VERSION, Record
 
 REPORT_DIR = "report"
 MEASURES: tuple[str, ...] = (*COMPONENTS, "empathy")

@@ -22,6 +22,7 @@ from pydantic import Field
 
 from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, pretty_json, read_json_record, read_records
+from empathybench.records import SCHEMA_VERSION, JudgeDecision, Record
 from empathybench.runtime.append_log import AppendLog, ItemKey
 from empathybench.runtime.directory_lock import LOCK_FILE
 from empathybench.runtime.provenance import now_iso
@@ -32,7 +33,6 @@ from empathybench.therapy.prompt import (
 )
 from empathybench.therapy.questions import QuestionSet, TherapyQuestion, write_questions
 from empathybench.therapy.verdicts import TherapyVerdict
-from empathybench.types import SCHEMA_VERSION, JudgeDecision, Record
 
 STUDY_FILE = "study.json"
 QUESTIONS_FILE = "questions.jsonl"

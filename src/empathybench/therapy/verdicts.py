@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from empathybench.types import SCHEMA_VERSION, CallError, NoReplyKind, Record
+from empathybench.records import SCHEMA_VERSION, CallError, NoReplyKind, Record
 
 COMPONENTS: tuple[str, ...] = ("cognitive", "emotional", "behavioral")
 SCALE_LOW, SCALE_HIGH = 1.0, 3.0

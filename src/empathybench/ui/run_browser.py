@@ -17,12 +17,12 @@ from pathlib import Path
 
 from empathybench.analysis.run_sets import UnreadableRun
 from empathybench.errors import UserError
+from empathybench.records import Scenario
 from empathybench.report.figures import write_figures
 from empathybench.report.html_report import ItemView, JudgeView, item_views
 from empathybench.report.run_report import load_report_runs
 from empathybench.report.tables import ReportRun, judges_text, markdown_report_tables
 from empathybench.runtime.run_store import MANIFEST
-from empathybench.types import Scenario
 from empathybench.ui.safe_text import escape_html, markdown_literal
 
 MAX_DEPTH = 2
