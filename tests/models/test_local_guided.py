@@ -20,10 +20,10 @@ from empathybench.errors import UserError
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.models import local
 from empathybench.models.base import GenerationParams, ModelOutput, ModelRequest
+from empathybench.models.kv_decode import KVBatch
 from empathybench.models.local_guided import (
     GuidedDecoding,
     _banned,
-    _Batch,
     _control,
     _fill_fields,
     batch_room,
@@ -125,7 +125,7 @@ def test_option_scores_equal_full_sequence_log_likelihoods(
     with torch.inference_mode():
         cache, mask, logits = engine._prefill(jobs, room)
         positions = torch.tensor([len(job.ids) - 1 for job in jobs])
-        batch = _Batch(engine, cache, mask, logits, positions)
+        batch = KVBatch(engine.model, engine.pad, cache, mask, logits, positions)
         chosen, _, scores = _fill_fields(
             batch,
             [job.guide for job in jobs],

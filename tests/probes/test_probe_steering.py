@@ -152,3 +152,33 @@ def test_bf16_model_steers_without_dtype_errors(
     with steering(loaded.model, 1, _unit(32), 5.0):
         readout = read_examples(loaded.model, examples, [1, 2], pad_id=0, with_nll=True)
     assert readout.activations.dtype == np.float32 and np.isfinite(readout.activations).all()
+
+
+def test_finished_rows_leave_the_batch_and_the_others_keep_their_coefficients(
+    model_factory: Callable[..., LoadedModel],
+) -> None:
+    """Rows that stop early are dropped from the batch; every other row still gets its own
+    coefficient, so each batched row equals that row generated alone (cut at the stop)."""
+    loaded = model_factory("llama")
+    texts = ("Reply to the customer.", "A much longer prompt about the weather today.", "Hi.")
+    prompts = [loaded.tokenizer(t).input_ids for t in texts]
+    u, coefficients = _unit(32), [0.0, 40.0, -40.0]
+    kwargs = dict(pad_id=0, max_new_tokens=6, temperature=0.0)
+    alone = [
+        generate(
+            loaded.model, [p], seeds=[0], stop_ids=set(), plan=SteeringPlan(2, u, [c]), **kwargs
+        )[0]  # type: ignore[arg-type]
+        for p, c in zip(prompts, coefficients, strict=True)
+    ]
+    stop = {alone[0][1]}  # the first row ends after one token
+
+    def cut(tokens: list[int]) -> list[int]:
+        ends = [i for i, token in enumerate(tokens) if token in stop]
+        return tokens[: ends[0]] if ends else tokens
+
+    batched = generate(
+        loaded.model, prompts, seeds=[0, 0, 0], stop_ids=stop,
+        plan=SteeringPlan(2, u, coefficients), **kwargs,  # type: ignore[arg-type]
+    )  # fmt: skip
+    assert batched == [cut(tokens) for tokens in alone]
+    assert len({len(tokens) for tokens in batched}) > 1  # some row did leave early

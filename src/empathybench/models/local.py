@@ -10,7 +10,8 @@ Concurrent ``generate`` calls are micro-batched: the worker takes up to ``batch_
 requests with identical parameters, runs their shared prompt prefix once and the rest in
 length-sorted chunks, then decodes them together (greedy at temperature 0, else top-p sampling
 with one generator per request seeded from ``seed``, so an answer does not depend on its
-batch), dropping each row and answering its caller when it reaches EOS or ``max_tokens``.
+batch), dropping each row and answering its caller when it reaches EOS or ``max_tokens``
+(the sampler and the decoding loop are ``kv_decode``'s, shared with steering).
 Options: ``batch_size`` (default 100) and ``threads`` (default: all cores). Attention reads
 grouped key/value heads in place (``local_attention``), and finished rows leave the KV cache
 by moving only the rows behind them: both change no computed value.
@@ -44,6 +45,7 @@ from empathybench.models.base import (
     ModelSpec,
 )
 from empathybench.models.guided import AnswerGuide
+from empathybench.models.kv_decode import KVBatch, decode_loop, in_place_layer
 from empathybench.models.local_attention import use_shared_head_attention
 from empathybench.models.local_guided import GuidedDecoding, field_costs, guided_decode
 from empathybench.models.local_weights import (
@@ -253,7 +255,7 @@ class _Engine:
                 for buffer, tensor in zip(buffers[index], pair, strict=True):
                     buffer[span, :, width - tensor.shape[2] : width] = tensor
         merged = DynamicCache()
-        merged.layers = [_in_place_layer()(keys, values, width) for keys, values in buffers]
+        merged.layers = [in_place_layer()(keys, values, width) for keys, values in buffers]
         return merged, mask, torch.cat(logits)
 
     def _decode(self, params: GenerationParams, jobs: list[_Job]) -> None:
@@ -261,47 +263,32 @@ class _Engine:
         mark = time.perf_counter()
         with torch.inference_mode():
             cache, mask, logits = self._prefill(jobs, params.max_tokens)
+            positions = torch.tensor([len(job.ids) - 1 for job in jobs])
+            batch = KVBatch(self.model, self.pad, cache, mask, logits, positions)
             now = time.perf_counter()
             self.seconds["prefill"], mark = self.seconds["prefill"] + now - mark, now
-            positions = torch.tensor([len(job.ids) - 1 for job in jobs])
             seed = params.seed if params.seed is not None else secrets.randbits(62)
             generators = [torch.Generator().manual_seed(seed) for _ in jobs]
             outputs: list[list[int]] = [[] for _ in jobs]
-            active = list(range(len(jobs)))  # the job of each row of the batch
-            while True:
-                chosen = choose_tokens(logits, params, generators)
-                keep: list[int] = []
-                done: list[int] = []
-                for row, token in enumerate(chosen.tolist()):
-                    outputs[active[row]].append(token)
-                    ended = token in self.eos or len(outputs[active[row]]) >= params.max_tokens
-                    (done if ended else keep).append(row)
-                now = time.perf_counter()
-                self.seconds["decode"], mark = self.seconds["decode"] + now - mark, now
-                for row in done:
-                    jobs[active[row]].resolve(self._output(jobs[active[row]], outputs[active[row]]))
-                if not keep:
-                    return
-                if self.stopping.is_set():
-                    raise RuntimeError("the local model was unloaded (the process is exiting)")
-                if len(keep) < len(active):  # drop finished rows from the batch
-                    index = torch.tensor(keep)
-                    cache.batch_select_indices(index)
-                    mask, positions, chosen = mask[index], positions[index], chosen[index]
-                    active, generators = [active[r] for r in keep], [generators[r] for r in keep]
-                mask = torch.cat([mask, mask.new_ones((len(active), 1))], dim=1)
-                positions = positions + 1
-                logits = (
-                    self.model(
-                        input_ids=chosen[:, None],
-                        attention_mask=mask,
-                        position_ids=positions[:, None],
-                        past_key_values=cache,
-                        use_cache=True,
-                    )
-                    .logits[:, -1, :]
-                    .float()
+
+            def accept(row: int, token: int) -> bool:
+                outputs[row].append(token)
+                if token in self.eos or len(outputs[row]) >= params.max_tokens:
+                    jobs[row].resolve(self._output(jobs[row], outputs[row]))
+                    return False
+                return True
+
+            try:
+                decode_loop(
+                    batch,
+                    params.temperature,
+                    params.top_p,
+                    generators,
+                    accept,
+                    stopping=self.stopping,
                 )
+            finally:
+                self.seconds["decode"] += time.perf_counter() - mark
 
     def _output(self, job: _Job, tokens: list[int]) -> ModelOutput:
         return ModelOutput(
@@ -320,76 +307,6 @@ def _common_prefix(sequences: list[list[int]]) -> int:
         if any(sequence[position] != first[position] for sequence in sequences):
             return position
     return max(limit, 0)
-
-
-def choose_tokens(logits: Any, params: GenerationParams, generators: list[Any]) -> Any:
-    """Next token per row: argmax at temperature 0, else top-p sampling with the row's generator."""
-    torch = import_optional("torch")
-    if params.temperature == 0:
-        return logits.argmax(dim=-1)
-    probs = torch.softmax(logits / params.temperature, dim=-1)
-    if params.top_p is not None and params.top_p < 1:
-        ordered, order = probs.sort(dim=-1, descending=True)
-        ordered[ordered.cumsum(dim=-1) - ordered > params.top_p] = 0
-        probs = torch.zeros_like(probs).scatter_(-1, order, ordered)
-    return torch.cat(
-        [
-            torch.multinomial(row, 1, generator=generator)
-            for row, generator in zip(probs, generators, strict=True)
-        ]
-    )
-
-
-_LAYER_CLASS: Any = None
-
-
-def _in_place_layer() -> Any:
-    """A transformers ``DynamicLayer`` that appends into preallocated room, not by ``torch.cat``.
-
-    ``torch.cat`` copies the whole cache at every step, which was half the decoding time at
-    large batches; here a step writes one position and attention reads a view.
-    """
-    global _LAYER_CLASS
-    if _LAYER_CLASS is None:
-
-        class InPlaceLayer(import_optional("transformers.cache_utils").DynamicLayer):  # type: ignore[misc]
-            def __init__(self, keys: Any, values: Any, length: int) -> None:
-                super().__init__()
-                self.lazy_initialization(keys, values)
-                self.buffers, self.length = [keys, values], length
-                self.keys, self.values = keys[:, :, :length], values[:, :, :length]
-
-            def update(
-                self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any
-            ) -> tuple[Any, Any]:
-                start, end = self.length, self.length + key_states.shape[2]
-                self.buffers[0][:, :, start:end] = key_states  # fails loudly when out of room
-                self.buffers[1][:, :, start:end] = value_states
-                self.length = end
-                self.keys, self.values = (b[:, :, :end] for b in self.buffers)
-                return self.keys, self.values
-
-            def batch_select_indices(self, indices: Any) -> None:
-                """Keep the rows ``indices`` (ascending), moving them up in place: only the
-                rows that move are copied, and only their filled positions."""
-                rows = indices.tolist()
-                first = next((new for new, old in enumerate(rows) if new != old), len(rows))
-                if first < len(rows):
-                    moved = indices[first:]
-                    for buffer in self.buffers:
-                        buffer[first : len(rows), :, : self.length] = buffer[
-                            moved, :, : self.length
-                        ]
-                self.buffers = [b[: len(rows)] for b in self.buffers]
-                self.keys, self.values = (b[:, :, : self.length] for b in self.buffers)
-
-            def truncate(self, length: int) -> None:
-                """Forget the positions from ``length`` on (a rolled-back look-ahead)."""
-                self.length = length
-                self.keys, self.values = (b[:, :, :length] for b in self.buffers)
-
-        _LAYER_CLASS = InPlaceLayer
-    return _LAYER_CLASS
 
 
 _ENGINES: dict[str, _Engine] = {}

@@ -35,6 +35,7 @@ from typing import Any
 from empathybench.errors import UserError
 from empathybench.models.base import GenerationParams, ModelOutput
 from empathybench.models.guided import AnswerGuide, cut_reply, render_answer, reply_stop
+from empathybench.models.kv_decode import KVBatch, decode_loop
 from empathybench.models.local_weights import import_optional
 
 TAIL_TOKENS = 16  # the stop rules look at this many of a reply's last tokens each step
@@ -92,64 +93,8 @@ def batch_room(costs: list[list[int]]) -> int:
     return 2 * sum(longest)
 
 
-class _Batch:
-    """The batched KV cache of guided rows, with left-padded appends and rollback."""
-
-    def __init__(self, engine: Any, cache: Any, mask: Any, logits: Any, positions: Any) -> None:
-        self.engine, self.cache, self.mask = engine, cache, mask
-        self.logits, self.positions = logits, positions
-
-    def extend(self, tokens: list[list[int]], keep: bool = True) -> Any:
-        """Feed each row its tokens (rows may differ in count; pads are masked out).
-
-        Returns the logits ``[rows, n, vocab]`` (``n`` = the longest row; only the last
-        position when ``keep``), or None when no row had a token. With ``keep=False`` the
-        cache, mask and positions are rolled back afterwards (a look-ahead).
-        """
-        torch = import_optional("torch")
-        width = max((len(row) for row in tokens), default=0)
-        if width == 0:
-            return None
-        rows = len(tokens)
-        ids = torch.full((rows, width), self.engine.pad, dtype=torch.long)
-        own = torch.zeros((rows, width), dtype=torch.long)
-        for row, row_tokens in enumerate(tokens):
-            if row_tokens:
-                ids[row, width - len(row_tokens) :] = torch.tensor(row_tokens)
-                own[row, width - len(row_tokens) :] = 1
-        positions = self.positions[:, None] + own.cumsum(-1)
-        mask = torch.cat([self.mask, own], dim=1)
-        lengths = [layer.length for layer in self.cache.layers]
-        logits = self.engine.model(
-            input_ids=ids,
-            attention_mask=mask,
-            position_ids=positions,
-            past_key_values=self.cache,
-            use_cache=True,
-            logits_to_keep=1 if keep else 0,  # 0: all positions (a look-ahead scores them all)
-        ).logits.float()
-        if keep:
-            self.mask, self.positions = mask, positions[:, -1]
-            fed = own[:, -1].bool()
-            if bool(fed.all()):  # every decoding step
-                self.logits = logits[:, -1]
-            else:
-                self.logits = torch.where(fed[:, None], logits[:, -1], self.logits)
-        else:
-            for layer, length in zip(self.cache.layers, lengths, strict=True):
-                layer.truncate(length)
-        return logits
-
-    def select(self, keep: list[int]) -> None:
-        torch = import_optional("torch")
-        index = torch.tensor(keep)
-        self.cache.batch_select_indices(index)
-        self.mask, self.positions = self.mask[index], self.positions[index]
-        self.logits = self.logits[index]
-
-
 def _fill_fields(
-    batch: _Batch,
+    batch: KVBatch,
     guides: list[AnswerGuide],
     params: GenerationParams,
     decoding: GuidedDecoding,
@@ -224,7 +169,7 @@ def _fill_fields(
     return chosen, fed, scored
 
 
-def _feed(batch: _Batch, pending: list[list[int]], fed: list[int]) -> None:
+def _feed(batch: KVBatch, pending: list[list[int]], fed: list[int]) -> None:
     batch.extend(pending)
     for row, tokens in enumerate(pending):
         fed[row] += len(tokens)
@@ -303,7 +248,6 @@ def guided_decode(
 ) -> None:
     """Answer every guided job of one batch (each job is resolved as its row finishes)."""
     torch = import_optional("torch")
-    from empathybench.models.local import choose_tokens
 
     tokenizer = engine.tokenizer
 
@@ -318,7 +262,7 @@ def guided_decode(
     with torch.inference_mode():
         cache, mask, logits = engine._prefill(jobs, params.max_tokens + batch_room(costs) + 1)
         positions = torch.tensor([len(job.ids) - 1 for job in jobs])
-        batch = _Batch(engine, cache, mask, logits, positions)
+        batch = KVBatch(engine.model, engine.pad, cache, mask, logits, positions)
         now = time.perf_counter()
         engine.seconds["prefill"], mark = engine.seconds["prefill"] + now - mark, now
         seed = params.seed if params.seed is not None else secrets.randbits(62)
@@ -328,47 +272,43 @@ def guided_decode(
         engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + now - mark
         mark = now
         replies: list[list[int]] = [[] for _ in jobs]
-        active = list(range(len(jobs)))
-        while True:
-            scores = _control(batch.logits, active, replies, decoding)
-            tokens = choose_tokens(scores, params, generators).tolist()
-            keep: list[int] = []
-            for row, token in enumerate(tokens):
-                job_row = active[row]
-                reply = replies[job_row]
-                ended = token in engine.eos
-                if not ended:
-                    reply.append(token)
-                    tail = tokenizer.decode(reply[-TAIL_TOKENS:], skip_special_tokens=True)
-                    ended = reply_stop(tail, guides[job_row].stop_labels) is not None
-                    ended = ended or len(reply) >= params.max_tokens
-                if ended:
-                    text = tokenizer.decode(reply, skip_special_tokens=True)
-                    stops = guides[job_row].stop_labels
-                    stopped = token in engine.eos or reply_stop(text, stops) is not None
-                    jobs[job_row].resolve(
-                        ModelOutput(
-                            text=render_answer(
-                                guides[job_row],
-                                chosen[job_row],
-                                opening(guides[job_row]) + cut_reply(text, stops),
-                            ),
-                            stop_reason="stop" if stopped else "length",
-                            input_tokens=len(jobs[job_row].ids),
-                            output_tokens=fed[job_row] + len(reply) + (token in engine.eos),
-                            provider_model=engine.provider_model,
-                        )
-                    )
-                else:
-                    keep.append(row)
-            now = time.perf_counter()
-            engine.seconds["decode"], mark = engine.seconds["decode"] + now - mark, now
-            if not keep:
-                return
-            if engine.stopping.is_set():
-                raise RuntimeError("the local model was unloaded (the process is exiting)")
-            if len(keep) < len(active):
-                batch.select(keep)
-                active = [active[row] for row in keep]
-                generators = [generators[row] for row in keep]
-            batch.extend([[replies[job_row][-1]] for job_row in active])
+
+        def accept(row: int, token: int) -> bool:
+            reply, stops = replies[row], guides[row].stop_labels
+            ended = token in engine.eos
+            if not ended:
+                reply.append(token)
+                tail = tokenizer.decode(reply[-TAIL_TOKENS:], skip_special_tokens=True)
+                ended = reply_stop(tail, stops) is not None or len(reply) >= params.max_tokens
+            if not ended:
+                return True
+            text = tokenizer.decode(reply, skip_special_tokens=True)
+            stopped = token in engine.eos or reply_stop(text, stops) is not None
+            jobs[row].resolve(
+                ModelOutput(
+                    text=render_answer(
+                        guides[row], chosen[row], opening(guides[row]) + cut_reply(text, stops)
+                    ),
+                    stop_reason="stop" if stopped else "length",
+                    input_tokens=len(jobs[row].ids),
+                    output_tokens=fed[row] + len(reply) + (token in engine.eos),
+                    provider_model=engine.provider_model,
+                )
+            )
+            return False
+
+        def control(logits: Any, rows: list[int]) -> Any:
+            return _control(logits, rows, replies, decoding)
+
+        try:
+            decode_loop(
+                batch,
+                params.temperature,
+                params.top_p,
+                generators,
+                accept,
+                control=control,
+                stopping=engine.stopping,
+            )
+        finally:
+            engine.seconds["decode"] += time.perf_counter() - mark

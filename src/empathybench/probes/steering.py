@@ -4,9 +4,11 @@
 at that layer, so ``alpha`` is in units of the data's own spread and means the same thing in
 every model and layer. The hook adds to positions at or after ``start`` (the first generated
 position; prompts are left-padded to a common length), registered ahead of any reading hook
-so that readers see the steered tensor. Generation is a plain loop over the KV cache with one
-seeded random generator per row, so a row's text does not depend on its batch mates; outputs
-are token ids, cut by count (``max_new_tokens``) or at an end-of-sequence token.
+so that readers see the steered tensor. Generation is the local engine's own sampler and
+KV-cache loop (``models.kv_decode``): one seeded random generator per row, so a row's text
+does not depend on its batch mates, and finished rows leave the batch (their coefficients
+with them); outputs are token ids, cut by count (``max_new_tokens``) or at an
+end-of-sequence token.
 """
 
 from __future__ import annotations
@@ -18,15 +20,23 @@ from typing import Any
 
 import numpy as np
 
+from empathybench.models.kv_decode import KVBatch, decode_loop
 from empathybench.probes.activations import block_output
 from empathybench.probes.layers import decoder_layers
 
 
 @dataclass
 class SteeringState:
+    scale: Any
+    """The coefficient of each row still in the batch (one number: every row)."""
     seen: int = 0
     """Positions the hooked block has processed so far (the offset of the next call)."""
     calls: int = 0
+
+    def select(self, keep: list[int]) -> None:
+        """Rows ``keep`` stay in the batch (the others finished)."""
+        if len(self.scale) > 1:
+            self.scale = self.scale[keep]
 
 
 @contextlib.contextmanager
@@ -50,7 +60,7 @@ def steering(
     block = decoder_layers(model, layers_path)[layer]
     vector = torch.as_tensor(np.asarray(direction, dtype=np.float32))
     scale = torch.as_tensor(np.atleast_1d(np.asarray(coefficients, dtype=np.float32)))
-    state = SteeringState()
+    state = SteeringState(scale)
 
     def hook(_module: Any, _inputs: Any, output: Any) -> Any:
         hidden = block_output(output)
@@ -61,7 +71,7 @@ def steering(
         active = (positions >= start).to(torch.float32)
         if not bool(active.any()):
             return None
-        delta = scale.view(-1, 1, 1) * vector.view(1, 1, -1) * active.view(1, -1, 1)
+        delta = state.scale.view(-1, 1, 1) * vector.view(1, 1, -1) * active.view(1, -1, 1)
         steered = (hidden.float() + delta.to(hidden.device)).to(hidden.dtype)
         return (steered, *output[1:]) if isinstance(output, tuple) else steered
 
@@ -106,8 +116,13 @@ def generate(
     positions = (attention.cumsum(-1) - 1).clamp(min=0)
     generators = [torch.Generator().manual_seed(int(seed)) for seed in seeds]
     outputs: list[list[int]] = [[] for _ in range(rows)]
-    finished = torch.zeros(rows, dtype=torch.bool)
-    base, head = model.base_model, model.get_output_embeddings()
+
+    def accept(row: int, token: int) -> bool:
+        if token in stop_ids:
+            return False
+        outputs[row].append(token)
+        return len(outputs[row]) < max_new_tokens
+
     hooked = (
         steering(
             model,
@@ -120,44 +135,21 @@ def generate(
         if plan is not None
         else contextlib.nullcontext()
     )
-    with torch.inference_mode(), hooked:
-        step = base(input_ids=ids, attention_mask=attention, position_ids=positions, use_cache=True)
-        for _ in range(max_new_tokens):
-            logits = head(step.last_hidden_state[:, -1]).float()
-            chosen = _choose(logits, temperature, top_p, generators)
-            for row in range(rows):
-                token = int(chosen[row])
-                if not finished[row]:
-                    if token in stop_ids:
-                        finished[row] = True
-                    else:
-                        outputs[row].append(token)
-            if bool(finished.all()):
-                break
-            chosen = torch.where(finished, torch.tensor(pad_id), chosen)
-            attention = torch.cat([attention, torch.ones((rows, 1), dtype=torch.long)], dim=1)
-            positions = positions[:, -1:] + 1
-            step = base(
-                input_ids=chosen.unsqueeze(1),
-                attention_mask=attention,
-                position_ids=positions,
-                past_key_values=step.past_key_values,
-                use_cache=True,
-            )
+    from transformers import DynamicCache
+
+    with torch.inference_mode(), hooked as state:
+        if max_new_tokens < 1:
+            return outputs
+        cache = DynamicCache()
+        logits = model(
+            input_ids=ids,
+            attention_mask=attention,
+            position_ids=positions,
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+        ).logits[:, -1]
+        batch = KVBatch(model, pad_id, cache, attention, logits.float(), positions[:, -1])
+        select = state.select if isinstance(state, SteeringState) else None
+        decode_loop(batch, temperature, top_p, generators, accept, on_select=select)
     return outputs
-
-
-def _choose(logits: Any, temperature: float, top_p: float, generators: Sequence[Any]) -> Any:
-    """Greedy at temperature 0, else nucleus sampling with each row's own generator."""
-    import torch
-
-    if temperature <= 0:
-        return logits.argmax(dim=-1)
-    probs = torch.softmax(logits / temperature, dim=-1)
-    ordered, order = probs.sort(dim=-1, descending=True)
-    ordered[(ordered.cumsum(dim=-1) - ordered) > top_p] = 0.0
-    picks = [
-        order[row, torch.multinomial(ordered[row], 1, generator=generators[row])]
-        for row in range(len(generators))
-    ]
-    return torch.cat(picks)
