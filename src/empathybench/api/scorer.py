@@ -180,7 +180,7 @@ def train_scorer(
     dropout: float = 0.1,
     seed: int = 0,
     augment: bool = False,
-    features: str = "response+context+signals",
+    features: str = "response+context+signals+fit",
     calibration: str = "linear",
     solver: str = "adamw",
     ridge_penalty: float = 3000.0,

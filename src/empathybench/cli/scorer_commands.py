@@ -114,9 +114,10 @@ def _train(
     features: Annotated[
         str,
         typer.Option(
-            help="Judge heads: response+context+signals (judge-v2) or response+context (judge-v1)."
+            help="Judge heads: response+context+signals+fit (judge-v3), "
+            "response+context+signals (judge-v2) or response+context (judge-v1)."
         ),
-    ] = "response+context+signals",
+    ] = "response+context+signals+fit",
     calibration: Annotated[
         str,
         typer.Option(help="Judge heads: linear, isotonic or none (cross-fitted by scenario)."),
