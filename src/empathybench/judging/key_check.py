@@ -10,7 +10,6 @@ judge call. A failed or invalid answer is recorded with its reason and disputes 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated
@@ -29,7 +28,7 @@ from empathybench.prompts.scenario_prompt import render_turns
 from empathybench.records import LETTERS, CallError, ChatMessage, Letter, Record, Scenario
 from empathybench.runtime.append_log import AppendLog
 from empathybench.runtime.cache import ResponseCache
-from empathybench.runtime.concurrency import check_connections
+from empathybench.runtime.concurrency import check_connections, for_each_concurrently
 from empathybench.runtime.provenance import now_iso
 from empathybench.runtime.run_store import judge_slug
 
@@ -183,24 +182,28 @@ async def check_keys(
     max_connections: int = 8,
 ) -> dict[str, KeyCheck]:
     """Key checks of ``scenarios`` by ``judge``, skipping those already on disk."""
-    check_connections(max_connections)
+    check_connections(max_connections)  # before the log is opened: a bad value writes nothing
     log = key_check_log(directory, judge.spec.id)
     done = {
         key[0]: check
         for key, check in log.latest().items()
         if check.suite_sha256 == suite_sha256 and check.error is None
     }
-    pending = iter([s for s in scenarios if s.id not in done])
+    pending = [s for s in scenarios if s.id not in done]
+
+    async def check_one(scenario: Scenario) -> None:
+        check = await check_key(judge, scenario, suite_sha256, cache=cache)
+        log.append(check)
+        done[scenario.id] = check
+
     log.open()
     try:
-
-        async def worker() -> None:
-            for scenario in pending:
-                check = await check_key(judge, scenario, suite_sha256, cache=cache)
-                log.append(check)
-                done[scenario.id] = check
-
-        await asyncio.gather(*(worker() for _ in range(max_connections)))
+        await for_each_concurrently(
+            pending,
+            check_one,
+            description=f"key checks by {judge.spec.id}",
+            max_connections=max_connections,
+        )
     finally:
         log.close()
     return done
