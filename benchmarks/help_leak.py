@@ -18,10 +18,11 @@ from pathlib import Path
 
 from empathybench.audit.keys import help_key
 from empathybench.audit.visible import visible_item
+from empathybench.records import Scenario
 from empathybench.scenarios.generator import generate
 
 
-def line_keys(items: list, kind: str | None = None) -> dict[str, Counter[str]]:
+def line_keys(items: list[Scenario], kind: str | None = None) -> dict[str, Counter[str]]:
     seen: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for item in items:
         if kind and item.kind != kind:
@@ -36,6 +37,26 @@ def one_sided_share(seen: dict[str, Counter[str]], min_count: int = 3) -> float:
     """Share of lines seen at least ``min_count`` times that were seen with one key only."""
     counted = [c for c in seen.values() if sum(c.values()) >= min_count]
     return sum(len(c) == 1 for c in counted) / len(counted) if counted else 0.0
+
+
+def top_ngrams(items: list[Scenario], kind: str, top: int) -> list[dict[str, object]]:
+    """The word n-grams with the largest "yes" and "no" weights in a help classifier trained
+    on one kind alone (the audit's n-gram settings: TF-IDF 1-2 grams, names masked)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    chosen = [item for item in items if item.kind == kind]
+    keys = [help_key(item) for item in chosen]
+    if len(set(keys)) < 2:
+        return []
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
+    features = vectorizer.fit_transform([visible_item(item).masked_prompt for item in chosen])
+    model = LogisticRegression(C=10, solver="newton-cg", max_iter=1000).fit(features, keys)
+    names = vectorizer.get_feature_names_out()
+    weights = model.coef_[0]  # positive: towards the second class ("yes")
+    order = weights.argsort()
+    picked = [*order[:top], *order[::-1][:top]]
+    return [{"ngram": str(names[i]), "weight": round(float(weights[i]), 2)} for i in picked]
 
 
 def main() -> None:
@@ -69,9 +90,7 @@ def main() -> None:
             if item.kind == kind:
                 episodes[item.setting.location_id][help_key(item)] += 1
         one_key = sum(len(c) == 1 for c in episodes.values())
-        print(
-            f"{kind:18} {len(seen):6d} {one_sided_share(seen):9.2f} {one_key:7d}/{len(episodes)}"
-        )
+        print(f"{kind:18} {len(seen):6d} {one_sided_share(seen):9.2f} {one_key:7d}/{len(episodes)}")
         top = [
             {"line": text, "train": dict(seen[text]), "decided_eval": n}
             for text, n in decided.most_common(args.top)
@@ -83,6 +102,7 @@ def main() -> None:
             "episodes": len(episodes),
             "episode_keys": {e: dict(c) for e, c in sorted(episodes.items())},
             "top_one_sided_lines": top,
+            "ngram_weights": top_ngrams(train, kind, args.top),
         }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
