@@ -18,10 +18,6 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 KNOWN_EDGES = {
-    ("empathybench.judging.offline_judge", "empathybench"): (
-        "offline_judge.py takes __version__ from the package root, which imports the API "
-        "(report, analysis, run_data → offline_judge); it should import empathybench.version"
-    ),
     ("empathybench.models.local_guided", "empathybench.models.local"): (
         "local_guided takes choose_tokens from local.py, which imports local_guided; the "
         "sampler shared by the local model and steering (issue 16) is where it belongs"

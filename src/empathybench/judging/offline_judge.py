@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from empathybench import __version__
+from empathybench.version import __version__
 from empathybench.errors import UserError
 from empathybench.judging.calibration import CalibrationReport, LabelledResponse, agreement_report
 from empathybench.judging.judge_calibration import (
