@@ -69,6 +69,7 @@ def real_replies() -> list[LabelledResponse]:
     return [
         r
         for name in BUNDLED_LABEL_FILES
+        if name != "judge-labels-w1"  # an independent labeller's batch: checked below
         for r in load_labels(name)
         if not (name == "judge-labels-v2" and r.id in deliberate)
     ]
@@ -93,6 +94,15 @@ def test_no_real_reply_is_caught() -> None:
     assert len(records) == 632 + 414 - len(deliberate_replies()) >= 960
     caught = [r.response for r in records if classify_reply(r.response, r.scenario) is not None]
     assert caught == []
+
+
+def test_the_rule_agrees_with_an_independent_labeller() -> None:
+    """judge-labels-w1 (not written for the rule) has a few outputs with no reply in them: the
+    rule catches those, and every one it catches is labelled 0 on every dimension."""
+    records = load_labels("judge-labels-w1")
+    caught = [r for r in records if classify_reply(r.response, r.scenario) is not None]
+    assert 0 < len(caught) < len(records) / 10
+    assert all(set(r.labels.values()) == {0.0} for r in caught)
 
 
 def test_the_deliberate_non_replies_in_the_labels_are_caught() -> None:

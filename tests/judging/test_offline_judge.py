@@ -14,7 +14,7 @@ from empathybench.judging.judge_calibration import DimensionCalibration, JudgeCa
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.judging.llm_judge import JudgeSettings
 from empathybench.judging.no_reply import NO_REPLY
-from empathybench.judging.offline_features import FEATURES_V2
+from empathybench.judging.offline_features import FEATURES_V2, FEATURES_V3
 from empathybench.judging.offline_judge import (
     JUDGE_TARGETS,
     OFFLINE_LABEL,
@@ -177,9 +177,12 @@ def test_non_replies_score_zero_without_reaching_the_head(
 def test_the_bundled_heads_load_by_id() -> None:
     newest = load_offline_judge()
     assert newest.id == "offline"
-    assert newest.head.config.features == FEATURES_V2
+    assert newest.head.config.features == FEATURES_V3
     assert newest.calibration is not None
     assert {d.dimension for d in newest.calibration.dimensions} == set(TEXT_DIMENSIONS)
+    previous = load_offline_judge("offline:judge-v2")
+    assert previous.id == "offline:judge-v2"
+    assert previous.head.config.features == FEATURES_V2 and previous.calibration is not None
     first = load_offline_judge("offline:judge-v1")
     assert first.id == "offline:judge-v1"
     assert first.head.config.features == "response+context" and first.calibration is None

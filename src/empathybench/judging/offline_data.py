@@ -13,7 +13,13 @@ the training and the test split):
   answering a bystander, and mid-quality replies (generic sympathy, advice only, preachy,
   sycophantic, crisis replies without referral), in varied registers.
 
-``scorer train --task judge`` trains on both by default (``DEFAULT_JUDGE_TRAINING``).
+- ``judge-labels-w1``: a third batch by an independent labeller (not the project), focused on
+  assistance appropriateness, written from docs/labelling-guide.md alone. Its split was fixed by
+  a salted hash of the scenario id (``scripts/split_judge_labels.py``) before any judge was
+  measured on it; only the train half is ever trained on, the test half is for reports.
+
+``scorer train --task judge`` trains on the train splits of all three by default
+(``DEFAULT_JUDGE_TRAINING``).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from empathybench.judging.calibration import (
 )
 
 BUNDLED_JUDGE_LABELS = "judge-labels-v1"
-DEFAULT_JUDGE_TRAINING = ("judge-labels-v1", "judge-labels-v2")
+DEFAULT_JUDGE_TRAINING = ("judge-labels-v1", "judge-labels-v2", "judge-labels-w1")
 
 
 @dataclass(frozen=True)

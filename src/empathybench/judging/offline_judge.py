@@ -4,12 +4,13 @@ A head on the frozen encoder reads the reply, the scenario as the judge sees it 
 hidden truth) and plain signals about the reply (``judging.offline_features``), and predicts
 each text dimension on 0–1 and, for crisis items, whether the reply points to real help; a
 stored calibration map (``judging.judge_calibration``) then brings each dimension's mean onto
-the labels' mean. ``offline`` is the newest bundled head (judge-v2: signals, ridge, linear
-calibration, trained on judge-labels-v1 + judge-labels-v2); ``offline:judge-v1`` the first
-(embeddings only, MLP, uncalibrated); ``offline:DIR`` a head trained by the user or distilled
-from an LLM judge's verdicts. Dimensions that do not apply are ``n/a``, as for any judge.
-Its scores are approximate: every output names it ``offline (approximate)`` and leaderboards
-never rank it beside LLM-judged runs.
+the labels' mean. ``offline`` is the newest bundled head (judge-v3: judge-v2's signals plus
+what the reply does × what the item expects (``judging.response_fit``), ridge, linear
+calibration); ``offline:judge-v2`` the previous one (signals, ridge, linear calibration) and
+``offline:judge-v1`` the first (embeddings only, MLP, uncalibrated); ``offline:DIR`` a head
+trained by the user or distilled from an LLM judge's verdicts. Dimensions that do not apply
+are ``n/a``, as for any judge. Its scores are approximate: every output names it
+``offline (approximate)`` and leaderboards never rank it beside LLM-judged runs.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from empathybench import __version__
+from empathybench.version import __version__
 from empathybench.errors import UserError
 from empathybench.judging.calibration import CalibrationReport, LabelledResponse, agreement_report
 from empathybench.judging.judge_calibration import (
@@ -35,8 +36,8 @@ from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.judging.llm_judge import not_applicable, rule_verdict
 from empathybench.judging.no_reply import check_reply
 from empathybench.judging.offline_features import (
-    FEATURES_V1,
-    FEATURES_V2,
+    FEATURE_SETS,
+    FEATURES_V3,
     ReplyView,
     judge_context,
     judge_features,
@@ -61,8 +62,8 @@ __all__ = ["ReplyView", "judge_context", "judge_features", "reply_view"]
 
 OFFLINE_JUDGE = "offline"
 OFFLINE_LABEL = "offline (approximate)"
-BUNDLED_JUDGE_HEAD = "judge-v2"
-BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2")
+BUNDLED_JUDGE_HEAD = "judge-v3"
+BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2", "judge-v3")
 """Heads shipped with the package; ``offline`` is the newest, ``offline:judge-v1`` the first."""
 JUDGE_TARGETS = [*TEXT_DIMENSIONS, "crisis_referral"]
 OFFLINE_CANNOT = (
@@ -266,7 +267,7 @@ def train_offline_judge(
     settings: TrainingSettings | None = None,
     hidden_size: int = 256,
     dropout: float = 0.1,
-    feature_set: str = FEATURES_V2,
+    feature_set: str = FEATURES_V3,
     calibration: Method | None = "linear",
     calibration_folds: int = 5,
     calibration_version: str = "calibration-1",
@@ -279,8 +280,8 @@ def train_offline_judge(
     trained with the same settings on the other folds (grouped by scenario), predict the
     records they did not see; the shipped head is then trained on everything.
     """
-    if feature_set not in (FEATURES_V1, FEATURES_V2):
-        raise UserError(f"unknown feature set {feature_set!r}: use {FEATURES_V1} or {FEATURES_V2}")
+    if feature_set not in FEATURE_SETS:
+        raise UserError(f"unknown feature set {feature_set!r}: use {', '.join(FEATURE_SETS)}")
     train = reaches_head(train)
     if not train:
         raise UserError("no training examples with a reply (the no-reply rule caught them all)")

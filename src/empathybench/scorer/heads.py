@@ -53,7 +53,11 @@ class HeadConfig(Record):
     encoder: str
     encoder_dimension: int
     features: Literal[
-        "response", "response+context", "response+signals", "response+context+signals"
+        "response",
+        "response+context",
+        "response+signals",
+        "response+context+signals",
+        "response+context+signals+fit",
     ]
     signals: list[str] = Field(default_factory=list)
     """For ``response+signals``: the names of the reply signals after the embedding, in order."""
