@@ -6,7 +6,7 @@ table and writes benchmarks/results/audit.json (summary rows plus the full repor
 
     python benchmarks/audit.py [--train-n 3000] [--fresh-n 1000] [--fresh-seed 2025 ...]
                                [--versions v1 v2] [--standard standard-v1 standard-v2]
-                               [--no-standard] [--out FILE]
+                               [--no-standard] [--train-seed N] [--out FILE]
 
 ``--versions`` with no value audits no fresh set (only the bundled suites).
 
@@ -29,9 +29,9 @@ from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite
 
 
-def timed_audit(suite: Suite, train_n: int) -> tuple[AuditReport, float]:
+def timed_audit(suite: Suite, train_n: int, train_seed: int) -> tuple[AuditReport, float]:
     start = time.perf_counter()
-    report = audit_suite(suite, train_n=train_n)
+    report = audit_suite(suite, train_n=train_n, train_seed=train_seed)
     return report, time.perf_counter() - start
 
 
@@ -61,6 +61,7 @@ def rows(label: str, report: AuditReport, wall_s: float) -> list[dict[str, objec
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--train-n", type=int, default=DEFAULT_TRAIN_N)
+    parser.add_argument("--train-seed", type=int, default=DEFAULT_TRAIN_SEED)
     parser.add_argument("--fresh-n", type=int, default=1000)
     parser.add_argument("--fresh-seed", type=int, nargs="+", default=[2025])
     parser.add_argument("--versions", nargs="*", default=["v1", "v2"])
@@ -90,14 +91,14 @@ def main() -> None:
     ]
     results, reports = [], []
     for label, suite in suites:
-        report, wall_s = timed_audit(suite, args.train_n)
+        report, wall_s = timed_audit(suite, args.train_n, args.train_seed)
         results += rows(label, report, wall_s)
         reports.append(report.model_dump(mode="json"))
     header = (
         f"{'suite':<30} {'question':<8} {'items':>5} {'chance':>6} {'best':<14} "
         f"{'acc [95% CI]':<22} {'limit':>6} {'result':<6} {'wall s':>7}"
     )
-    print(f"train-n {args.train_n}, train seed {DEFAULT_TRAIN_SEED}")
+    print(f"train-n {args.train_n}, train seed {args.train_seed}")
     print(header)
     for row in results:
         interval = f"{row['accuracy']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
@@ -116,7 +117,7 @@ def main() -> None:
                 "machine": platform.platform(),
                 "python": platform.python_version(),
                 "train_n": args.train_n,
-                "train_seed": DEFAULT_TRAIN_SEED,
+                "train_seed": args.train_seed,
                 "results": results,
                 "reports": reports,
             },

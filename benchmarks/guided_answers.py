@@ -56,8 +56,7 @@ def cpu_seconds() -> float:
 
 
 def text_measures(texts: list[str]) -> dict[str, Any]:
-    from empathybench.analysis.secondary_metrics import distinct_n, words
-    from empathybench.therapy.report import repeated_trigram_share
+    from empathybench.analysis.text_metrics import distinct_n, repeated_ngram_share, words
 
     tokens = [words(text) for text in texts]
     n = max(len(texts), 1)
@@ -65,7 +64,7 @@ def text_measures(texts: list[str]) -> dict[str, Any]:
         "words_mean": round(sum(len(t) for t in tokens) / n, 1),
         "at_least_5_words": round(sum(len(t) >= 5 for t in tokens) / n, 3),
         "distinct_2": round(distinct_n(tokens, 2) or 0.0, 3),
-        "repeated_trigrams": round(sum(repeated_trigram_share(t) for t in tokens) / n, 3),
+        "repeated_trigrams": round(sum(repeated_ngram_share(t, 3) for t in tokens) / n, 3),
     }
 
 

@@ -41,19 +41,19 @@ _LAZY: dict[str, str] = {
     "ProgressCallback": "empathybench.progress",
     "ProgressUpdate": "empathybench.progress",
     "ReportFiles": "empathybench.report.run_report",
-    "RobustnessCheck": "empathybench.api.scorer",
+    "RobustnessCheck": "empathybench.api.scorer_evaluation",
     "RunLike": "empathybench.api.paths",
     "RunOutcome": "empathybench.api.running",
     "RunSummary": "empathybench.analysis.summary",
     "Scenario": "empathybench.records",
-    "ScorerEvaluation": "empathybench.api.scorer",
-    "ScorerTraining": "empathybench.api.scorer",
+    "ScorerEvaluation": "empathybench.api.scorer_evaluation",
+    "ScorerTraining": "empathybench.api.scorer_training",
     "Steering": "empathybench.api.probes",
     "Suite": "empathybench.records",
     "UserError": "empathybench.errors",
     "default_judges": "empathybench.api.judging",
     "evaluate_probes": "empathybench.api.probes",
-    "evaluate_scorer": "empathybench.api.scorer",
+    "evaluate_scorer": "empathybench.api.scorer_evaluation",
     "generate_suite": "empathybench.api.suites",
     "judge": "empathybench.api.judging",
     "judge_async": "empathybench.api.judging",
@@ -65,10 +65,10 @@ _LAZY: dict[str, str] = {
     "run": "empathybench.api.running",
     "run_async": "empathybench.api.running",
     "score_text": "empathybench.api.scorer",
-    "scorer_robustness": "empathybench.api.scorer",
+    "scorer_robustness": "empathybench.api.scorer_evaluation",
     "steer": "empathybench.api.probes",
     "train_probe": "empathybench.api.probes",
-    "train_scorer": "empathybench.api.scorer",
+    "train_scorer": "empathybench.api.scorer_training",
 }
 
 if TYPE_CHECKING:
@@ -93,16 +93,14 @@ if TYPE_CHECKING:
         run,
         run_async,
     )
-    from empathybench.api.scorer import (
-        JudgeAgreement,
+    from empathybench.api.scorer import JudgeAgreement, score_text
+    from empathybench.api.scorer_evaluation import (
         RobustnessCheck,
         ScorerEvaluation,
-        ScorerTraining,
         evaluate_scorer,
-        score_text,
         scorer_robustness,
-        train_scorer,
     )
+    from empathybench.api.scorer_training import ScorerTraining, train_scorer
     from empathybench.api.suites import generate_suite, load_suite
     from empathybench.errors import ParameterError, UserError
     from empathybench.judging.run_judges import JudgeRunResult

@@ -17,7 +17,7 @@ import csv
 import io
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,3 +96,35 @@ class ImportReport:
     duplicates: int = 0
     rejected: list[str] = field(default_factory=list)
     """``line N: why`` for each refused row."""
+
+
+def import_rows(
+    rows: Iterable[tuple[int, dict[str, str]]],
+    add: Callable[[dict[str, str]], None],
+    *,
+    duplicate: type[UserError],
+    id_column: str,
+    own_id: str,
+    what: str,
+    container: str,
+) -> ImportReport:
+    """Add each row with ``add`` (which raises UserError for a row it refuses, ``duplicate``
+    for one already stored); a row whose ``id_column`` names another ``container`` than
+    ``own_id`` is refused unread."""
+    report = ImportReport()
+    for line, row in rows:
+        other = (row.get(id_column) or "").strip()
+        if other and other != own_id:
+            report.rejected.append(
+                f"line {line}: {what} for {container} {other}, not this {container}"
+            )
+            continue
+        try:
+            add(row)
+        except duplicate:
+            report.duplicates += 1
+        except UserError as error:
+            report.rejected.append(f"line {line}: {error}")
+        else:
+            report.added += 1
+    return report

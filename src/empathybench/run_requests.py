@@ -1,5 +1,6 @@
-"""One answer of a run: the request of an (item, epoch), its cache key, the call through
-cache → retries, and the ``Response`` record it becomes; plus the running totals."""
+"""One answer of a run: the request of an (item, epoch), its cache key, the call through the
+shared ``runtime.model_call.generate`` (cache → retries → attempts), and the ``Response``
+record it becomes; plus the running totals."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from empathybench.records import CallError, ChatMessage, Response, Scenario, Tok
 from empathybench.run_options import RunItem, RunOptions
 from empathybench.runtime import provenance
 from empathybench.runtime.cache import ResponseCache, cache_key
-from empathybench.runtime.retry import RateLimiter, call_with_retries
+from empathybench.runtime.model_call import Attempts, generate
+from empathybench.runtime.retry import RateLimiter
 
 
 def item_guide(item: RunItem, messages: Sequence[ChatMessage]) -> AnswerGuide:
@@ -83,28 +85,19 @@ async def answer_item(
     limiter: RateLimiter,
     answer_mode: AnswerMode,
 ) -> Response:
-    spec = options.spec
     request, key, common = prepare_request(options, strategy, item, epoch, run_id, answer_mode)
-    cached = cache.get(key) if cache is not None else None
-    if cached is not None:
-        return response_from_output(common, cached, latency=0.0, attempts=0, cached=True)
-    attempts = 0
-
-    def count(number: int) -> None:
-        nonlocal attempts
-        attempts = number
-
-    async def call() -> ModelOutput:
-        await limiter.acquire()
-        return await model.generate(request)
-
+    attempts = Attempts()
     started = time.perf_counter()
     try:
-        output = await call_with_retries(
-            call,
+        generated = await generate(
+            model,
+            request,
+            key=key,
+            cache=cache,
             max_attempts=options.max_attempts,
             max_backoff_s=options.max_backoff_s,
-            on_attempt=count,
+            limiter=limiter,
+            attempts=attempts,
         )
     except Exception as error:  # an adapter bug must not lose the run either: record it
         if isinstance(error, ModelCallError):
@@ -115,15 +108,19 @@ async def answer_item(
             **common,
             text=None,
             latency_s=round(time.perf_counter() - started, 4),
-            attempts=attempts,
+            attempts=attempts.count,
             cached=False,
             error=failure,
             finished_at=provenance.now_iso(),
         )
-    if cache is not None:
-        cache.put(key, spec.id, output)
+    if generated.cached:
+        return response_from_output(common, generated.output, latency=0.0, attempts=0, cached=True)
     return response_from_output(
-        common, output, latency=time.perf_counter() - started, attempts=attempts, cached=False
+        common,
+        generated.output,
+        latency=time.perf_counter() - started,
+        attempts=attempts.count,
+        cached=False,
     )
 
 

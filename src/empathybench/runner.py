@@ -16,9 +16,7 @@ itself; see ``models.guided``.
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Iterator
 
 from empathybench.errors import UserError
 from empathybench.models.base import ModelAPI
@@ -41,6 +39,7 @@ from empathybench.run_options import (
 from empathybench.run_requests import RunningTotals, answer_item, item_guide
 from empathybench.runtime import provenance
 from empathybench.runtime.cache import ResponseCache
+from empathybench.runtime.concurrency import for_each_concurrently
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.retry import RateLimiter
 from empathybench.runtime.run_store import RunStore
@@ -129,7 +128,6 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
     )
     cache = ResponseCache(options.cache_path) if options.cache_path else None
     limiter = RateLimiter(options.requests_per_minute)
-    work: Iterator[tuple[RunItem, int]] = iter(pending)
     calls_before = 0
     answered = 0
     problems: list[str] = []
@@ -169,21 +167,21 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
                 ),
             )
 
-        async def worker(model: ModelAPI) -> None:
-            for item, epoch in work:
-                record(
-                    await answer_item(
-                        model,
-                        options,
-                        strategy,
-                        item,
-                        epoch,
-                        manifest.run_id,
-                        cache,
-                        limiter,
-                        answer_mode,
-                    )
+        async def answer_one(model: ModelAPI, pair: tuple[RunItem, int]) -> None:
+            item, epoch = pair
+            record(
+                await answer_item(
+                    model,
+                    options,
+                    strategy,
+                    item,
+                    epoch,
+                    manifest.run_id,
+                    cache,
+                    limiter,
+                    answer_mode,
                 )
+            )
 
         if sync_model is None:
             problems = await answer_pending_in_batches(
@@ -197,11 +195,12 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
                 batch_progress,
             )
         else:
-            await asyncio.gather(
-                *(
-                    worker(sync_model)
-                    for _ in range(min(options.max_connections, max(len(pending), 1)))
-                )
+            model = sync_model
+            await for_each_concurrently(  # progress: ``record`` reports it, with the tokens
+                pending,
+                lambda pair: answer_one(model, pair),
+                description=task,
+                max_connections=options.max_connections,
             )
     finally:
         store.responses.close()

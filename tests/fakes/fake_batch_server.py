@@ -20,9 +20,10 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.loopback_server import LoopbackHTTPServer, LoopbackServer
 
 
 def answer_text(body: dict[str, Any]) -> str:
@@ -40,7 +41,7 @@ class _Batch:
     files: dict[str, str] = field(default_factory=dict)
 
 
-class FakeBatchServer:
+class FakeBatchServer(LoopbackServer):
     def __init__(
         self,
         *,
@@ -49,6 +50,7 @@ class FakeBatchServer:
         polls_before_end: int = 1,
         hold: bool = False,
     ) -> None:
+        super().__init__()
         self.fail = fail or (lambda index: False)
         self.expire = expire
         self.polls_before_end = polls_before_end
@@ -67,43 +69,10 @@ class FakeBatchServer:
         self._held = threading.Event()
         if not hold:
             self._held.set()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
 
     def release(self) -> None:
         """Let held batches end (after their polls)."""
         self._held.set()
-
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("the fake batch server is not running")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    @property
-    def openai_base_url(self) -> str:
-        return f"{self.url}/v1"
-
-    def __enter__(self) -> FakeBatchServer:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, daemon=True, kwargs={"poll_interval": 0.05}
-        )
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
 
     # --- the state machine both APIs share -------------------------------------------------
 
@@ -131,9 +100,8 @@ class FakeBatchServer:
         return "failed" if self.fail(index) else "ok"
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(LoopbackHTTPServer):
     fake: FakeBatchServer
-    daemon_threads = True
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -353,3 +321,7 @@ def _message(params: dict[str, Any], index: int) -> dict[str, Any]:
         "stop_reason": "end_turn",
         "usage": {"input_tokens": 11, "output_tokens": 7},
     }
+
+
+FakeBatchServer.handler = _Handler
+FakeBatchServer.server_class = _Server

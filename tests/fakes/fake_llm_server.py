@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.loopback_server import LoopbackHTTPServer, LoopbackServer
 
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
@@ -151,10 +151,11 @@ def prompt_of(body: Any) -> str | None:
     return None
 
 
-class FakeLLMServer:
+class FakeLLMServer(LoopbackServer):
     """See the module docstring. Thread-safe; all answers are deterministic."""
 
     def __init__(self, default: Behaviour | None = None, script: Script | None = None) -> None:
+        super().__init__()
         self.default = default or ok()
         self.script = script
         self.max_in_flight = 0
@@ -167,8 +168,6 @@ class FakeLLMServer:
         self._in_flight = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
 
     def enqueue(self, *behaviours: Behaviour) -> None:
         """Behaviours for the next requests, in order, before script/default apply."""
@@ -189,52 +188,13 @@ class FakeLLMServer:
         )
 
     @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("the fake server is not running")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    @property
-    def openai_base_url(self) -> str:
-        return f"{self.url}/v1"
-
-    @property
     def anthropic_base_url(self) -> str:
         return self.url
 
-    def start(self) -> FakeLLMServer:
-        self._stopping.clear()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            daemon=True,
-            kwargs={"poll_interval": 0.05},
-            name="fake-llm-server",
-        )
-        self._thread.start()
-        return self
-
     def stop(self) -> None:
         self._stopping.set()  # wakes every handler that is sleeping
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
-        self._thread = None
-
-    def __enter__(self) -> FakeLLMServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
+        super().stop()
+        self._stopping.clear()
 
     def _arrive(self, path: str, body: Any, headers: dict[str, str]) -> Behaviour:
         """Record a request and choose what to do with it."""
@@ -259,15 +219,8 @@ class FakeLLMServer:
         return not self._stopping.wait(seconds)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256  # a burst of concurrent connects must not overflow the backlog
+class _Server(LoopbackHTTPServer):
     fake: FakeLLMServer
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # a client that gave up (timeout) makes the late write fail: expected, stay quiet
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -426,3 +379,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _header_value(value: float | str) -> str:
     return value if isinstance(value, str) else f"{value:g}"
+
+
+FakeLLMServer.handler = _Handler
+FakeLLMServer.server_class = _Server

@@ -6,12 +6,9 @@ from typing import Any
 
 import pytest
 
+from empathybench.scenarios.episode_checks import check_episode_templates
 from empathybench.scenarios.episode_models import Episode, EpisodeTemplateSet, StoryFrame
-from empathybench.scenarios.episode_templates import (
-    check_episode_templates,
-    load_episode_templates,
-    main,
-)
+from empathybench.scenarios.episode_templates import load_episode_templates, main
 
 
 def test_bundled_v2_templates_are_clean() -> None:

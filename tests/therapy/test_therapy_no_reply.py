@@ -15,7 +15,8 @@ from empathybench.models.registry import parse_model_id
 from empathybench.runtime.provenance import now_iso
 from empathybench.therapy.judging import TherapyJudgeOptions, judge_study
 from empathybench.therapy.llm_judge import judge_therapy_answer
-from empathybench.therapy.report import build_therapy_report, therapy_csv, therapy_markdown
+from empathybench.therapy.report import build_therapy_report
+from empathybench.therapy.report_files import therapy_csv, therapy_markdown
 from empathybench.therapy.study import Study
 from empathybench.therapy.verdicts import COMPONENTS, ComponentScore, TherapyVerdict
 from tests.fakes.therapy_study import make_study

@@ -4,7 +4,8 @@ import pytest
 
 from empathybench.errors import UserError
 from empathybench.runtime.provenance import now_iso
-from empathybench.therapy.report import build_therapy_report, write_therapy_report
+from empathybench.therapy.report import build_therapy_report
+from empathybench.therapy.report_files import write_therapy_report
 from empathybench.therapy.study import HUMAN, Study
 from empathybench.therapy.verdicts import COMPONENTS, ComponentScore, TherapyVerdict
 from tests.fakes.cli_process import run_cli

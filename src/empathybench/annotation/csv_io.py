@@ -13,7 +13,13 @@ from pathlib import Path
 from empathybench.annotation.records import Annotation
 from empathybench.annotation.session import AnnotationSession
 from empathybench.annotation.store import DuplicateAnswerError
-from empathybench.csv_cells import ImportReport, csv_text, option_letter, read_csv_rows
+from empathybench.csv_cells import (
+    ImportReport,
+    csv_text,
+    import_rows,
+    option_letter,
+    read_csv_rows,
+)
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text
 
@@ -50,25 +56,23 @@ def import_answers_csv(path: Path, session: AnnotationSession) -> ImportReport:
     rows = read_csv_rows(
         path, required=REQUIRED_IMPORT_COLUMNS, optional=OPTIONAL_IMPORT_COLUMNS, what="answer"
     )
-    report = ImportReport()
-    for line, row in rows:
-        study_id = (row.get("study_id") or "").strip()
-        if study_id and study_id != session.study_id:
-            report.rejected.append(f"line {line}: answer for study {study_id}, not this study")
-            continue
-        try:
-            session.answer(
-                row.get("rater_id") or "",
-                (row.get("item_id") or "").strip(),
-                option_letter(row.get("emotion") or ""),
-                row.get("help") or "",
-                row.get("who") or None,
-                answered_at=(row.get("answered_at") or "").strip() or None,
-            )
-        except DuplicateAnswerError:
-            report.duplicates += 1
-        except UserError as error:
-            report.rejected.append(f"line {line}: {error}")
-        else:
-            report.added += 1
-    return report
+
+    def add(row: dict[str, str]) -> None:
+        session.answer(
+            row.get("rater_id") or "",
+            (row.get("item_id") or "").strip(),
+            option_letter(row.get("emotion") or ""),
+            row.get("help") or "",
+            row.get("who") or None,
+            answered_at=(row.get("answered_at") or "").strip() or None,
+        )
+
+    return import_rows(
+        rows,
+        add,
+        duplicate=DuplicateAnswerError,
+        id_column="study_id",
+        own_id=session.study_id,
+        what="answer",
+        container="study",
+    )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
-from types import TracebackType
 
 from empathybench.annotation.records import (
     ANSWERS_FILE,
@@ -28,6 +27,7 @@ from empathybench.annotation.store import AnnotationStore
 from empathybench.annotation.study import load_form
 from empathybench.errors import UserError
 from empathybench.records import Letter
+from empathybench.runtime.closing import Closing
 from empathybench.runtime.provenance import now_iso
 from empathybench.survey.session import check_timestamp, normalise_rater_id
 
@@ -41,7 +41,7 @@ def canonical_rater_id(rater_id: str) -> str:
     return normalise_rater_id(rater_id)
 
 
-class AnnotationSession:
+class AnnotationSession(Closing):
     """One study directory opened for answering (see the module notes: no key access)."""
 
     def __init__(self, directory: Path, form: AnnotationForm, store: AnnotationStore) -> None:
@@ -130,17 +130,6 @@ class AnnotationSession:
 
     def close(self) -> None:
         self.store.close()
-
-    def __enter__(self) -> AnnotationSession:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _check_who(item: FormItem, who: str | None, help_answer: HelpAnswer) -> str | None:

@@ -12,12 +12,12 @@ generated ones.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 from empathybench.records import Scenario
 
 Question = Literal["emotion", "help", "who"]
-QUESTIONS: tuple[Question, ...] = ("emotion", "help", "who")
+QUESTIONS: tuple[Question, ...] = get_args(Question)
 
 YES = "yes"
 NO = "no"

@@ -1,5 +1,6 @@
 """``empathybench score`` and ``empathybench scorer train | eval | robustness``: parse the
-options, call ``empathybench.api.scorer`` and print its tables."""
+options, call ``empathybench.api.scorer`` (and ``scorer_training``, ``scorer_evaluation``)
+and print its tables."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from rich.table import Table
 from empathybench.cli.console import console
 
 if TYPE_CHECKING:
-    from empathybench.api.scorer import JudgeAgreement, RobustnessCheck
+    from empathybench.api.scorer import JudgeAgreement
+    from empathybench.api.scorer_evaluation import RobustnessCheck
     from empathybench.scorer.agreement import AgreementReport
     from empathybench.scorer.empathy_scorer import EmpathyEvaluation
 
@@ -129,7 +131,7 @@ def _train(
     ] = 3000.0,
 ) -> None:
     """Train a head on a frozen encoder (AdamW, MSE; defaults from the seed study)."""
-    from empathybench.api.scorer import train_scorer
+    from empathybench.api.scorer_training import train_scorer
 
     trained = train_scorer(
         output,
@@ -213,7 +215,7 @@ def _eval(
 ) -> None:
     """Held-out figures: Spearman beside length and lexicon baselines, and test MSE (empathy
     scorer), or agreement with labels (offline judge)."""
-    from empathybench.api.scorer import evaluate_scorer
+    from empathybench.api.scorer_evaluation import evaluate_scorer
 
     evaluation = evaluate_scorer(
         head,
@@ -246,7 +248,7 @@ def _robustness(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write JSON here.")] = None,
 ) -> None:
     """The seed's adversarial table for one text, and mean changes over the test split."""
-    from empathybench.api.scorer import scorer_robustness
+    from empathybench.api.scorer_evaluation import scorer_robustness
 
     check = scorer_robustness(text, head=head, data=data, seed=seed, output=output)
     print_robustness(check)

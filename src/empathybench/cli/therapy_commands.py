@@ -228,9 +228,8 @@ def _report(
     check_existing_directory("study", study)
     check_directory_target("out", out)
     check_seed("seed", seed)
-    from empathybench.therapy.report import (
-        REPORT_DIR,
-        build_therapy_report,
+    from empathybench.therapy.report import REPORT_DIR, build_therapy_report
+    from empathybench.therapy.report_files import (
         text_shape_rows,
         therapy_table_rows,
         write_therapy_report,

@@ -140,7 +140,7 @@ def _front_matter(configs: list[tuple[str, str, str]]) -> str:
 
 def export_suite(suite: Suite, directory: Path) -> ExportResult:
     """A suite as a dataset folder (one split, ``test``) with its card."""
-    from empathybench import __version__
+    from empathybench.version import __version__
 
     _prepare(directory)
     rows = suite_rows(suite)

@@ -11,7 +11,6 @@ the labels, so a reader sees what the judge adds.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Literal
 
@@ -25,7 +24,7 @@ from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.models.base import ModelAPI
 from empathybench.records import Record, Scenario, Verdict
 from empathybench.runtime.cache import ResponseCache
-from empathybench.runtime.concurrency import check_connections
+from empathybench.runtime.concurrency import for_each_concurrently
 
 BUNDLED_LABELS = "calibration-v1"
 
@@ -192,20 +191,26 @@ async def check_judge_against_labels(
     cache: ResponseCache | None,
     max_connections: int = 8,
 ) -> CalibrationReport:
-    check_connections(max_connections)
-    semaphore = asyncio.Semaphore(max_connections)
+    verdicts: dict[int, Verdict] = {}
 
-    async def one(record: LabelledResponse) -> Verdict:
-        async with semaphore:
-            return await judge_response(
-                judge,
-                record.scenario,
-                record.response,
-                run_id="judge-check",
-                epoch=0,
-                settings=settings,
-                cache=cache,
-            )
+    async def one(index: int) -> None:
+        record = records[index]
+        verdicts[index] = await judge_response(
+            judge,
+            record.scenario,
+            record.response,
+            run_id="judge-check",
+            epoch=0,
+            settings=settings,
+            cache=cache,
+        )
 
-    verdicts = await asyncio.gather(*(one(record) for record in records))
-    return agreement_report(judge.spec.id, labels_name, records, list(verdicts))
+    await for_each_concurrently(
+        range(len(records)),
+        one,
+        description=f"checking {judge.spec.id} against {labels_name}",
+        max_connections=max_connections,
+    )
+    return agreement_report(
+        judge.spec.id, labels_name, records, [verdicts[i] for i in range(len(records))]
+    )

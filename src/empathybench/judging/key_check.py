@@ -10,27 +10,26 @@ judge call. A failed or invalid answer is recorded with its reason and disputes 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import BaseModel, BeforeValidator, Field, StrictBool, WithJsonSchema
 
-from empathybench.judging.llm_judge import JudgeAnswerError, single_json_object
-from empathybench.models.base import (
-    GenerationParams,
-    ModelAPI,
-    ModelCallError,
-    ModelOutput,
-    ModelRequest,
+from empathybench.judging.answer_models import answer_schema, answer_validator
+from empathybench.judging.llm_judge import (
+    JudgeGaveUp,
+    JudgeSettings,
+    JudgeTranscript,
+    ask_judge,
 )
+from empathybench.models.base import ModelAPI
 from empathybench.prompts.scenario_prompt import render_turns
 from empathybench.records import LETTERS, CallError, ChatMessage, Letter, Record, Scenario
 from empathybench.runtime.append_log import AppendLog
-from empathybench.runtime.cache import ResponseCache, cache_key
-from empathybench.runtime.concurrency import check_connections
+from empathybench.runtime.cache import ResponseCache
+from empathybench.runtime.concurrency import check_connections, for_each_concurrently
 from empathybench.runtime.provenance import now_iso
-from empathybench.runtime.retry import call_with_retries
 from empathybench.runtime.run_store import judge_slug
 
 KEY_CHECK_VERSION = "key-check-v1"
@@ -40,16 +39,29 @@ KEY_CHECK_SYSTEM = (
     "careful, perceptive person would, from the scene alone. Answer with one JSON object and "
     "nothing else."
 )
-KEY_CHECK_SCHEMA: dict[str, object] = {
-    "type": "object",
-    "properties": {
-        "emotion": {"type": "string", "enum": list(LETTERS)},
-        "needs_help": {"type": "boolean"},
-        "rationale": {"type": "string"},
-    },
-    "required": ["emotion", "needs_help", "rationale"],
-    "additionalProperties": False,
-}
+
+
+def _letter(value: object) -> object:
+    return value.strip().upper() if isinstance(value, str) else value
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+class KeyCheckAnswer(BaseModel):
+    """A judge's blind answer to one item (its schema is sent as the structured output)."""
+
+    emotion: Annotated[Letter, BeforeValidator(_letter)]
+    needs_help: StrictBool
+    rationale: Annotated[
+        str | None, BeforeValidator(_text_or_none), WithJsonSchema({"type": "string"})
+    ] = None
+
+
+KEY_CHECK_SCHEMA = answer_schema(KeyCheckAnswer)
+KEY_CHECK_VERSIONS = {"key_check": KEY_CHECK_VERSION}
+"""What goes into a key check call's cache key besides the request."""
 
 
 class KeyCheck(Record):
@@ -63,6 +75,8 @@ class KeyCheck(Record):
     needs_help: bool | None
     rationale: str | None = None
     raw_outputs: list[str] = Field(default_factory=list)
+    attempts: int = 0
+    """Transport attempts of the calls made (0 when every answer came from the cache)."""
     error: CallError | None = None
     finished_at: str
 
@@ -85,19 +99,6 @@ def key_check_messages(scenario: Scenario) -> list[ChatMessage]:
         ChatMessage(role="system", content=KEY_CHECK_SYSTEM),
         ChatMessage(role="user", content=user),
     ]
-
-
-def parse_key_check(text: str) -> tuple[Letter, bool, str | None]:
-    data = single_json_object(text)
-    emotion = data.get("emotion")
-    if not isinstance(emotion, str) or emotion.strip().upper() not in LETTERS:
-        raise JudgeAnswerError("emotion must be A, B or C")
-    needs_help = data.get("needs_help")
-    if not isinstance(needs_help, bool):
-        raise JudgeAnswerError("needs_help must be true or false")
-    rationale = data.get("rationale")
-    letter: Letter = LETTERS[LETTERS.index(emotion.strip().upper())]
-    return letter, needs_help, rationale if isinstance(rationale, str) else None
 
 
 def key_disputes(scenario: Scenario, checks: Mapping[str, KeyCheck | None]) -> list[str]:
@@ -129,75 +130,42 @@ async def check_key(
     max_reasks: int = 2,
     max_attempts: int = 4,
 ) -> KeyCheck:
-    messages = key_check_messages(scenario)
-    raw: list[str] = []
-    problem = "no answer"
+    """``judge``'s blind answer to ``scenario`` through the judges' answer loop (``ask_judge``:
+    the shared cached, retried, counted call; validation; re-asks)."""
+    transcript = JudgeTranscript()
+    settings = JudgeSettings(max_reasks=max_reasks, max_attempts=max_attempts, max_tokens=300)
     common = {"suite_sha256": suite_sha256, "scenario_id": scenario.id, "judge": judge.spec.id}
-    for _ in range(max_reasks + 1):
-        request = ModelRequest(
-            messages=messages,
-            params=GenerationParams(temperature=0.0, max_tokens=300),
-            json_schema=KEY_CHECK_SCHEMA,
+    try:
+        answer = await ask_judge(
+            judge,
+            key_check_messages(scenario),
+            answer_validator(KeyCheckAnswer),
+            schema=KEY_CHECK_SCHEMA,
+            reask="naming the emotion's letter and whether help is needed",
+            settings=settings,
+            cache=cache,
+            transcript=transcript,
+            versions=KEY_CHECK_VERSIONS,
         )
-        try:
-            output = await _generate(judge, request, cache, max_attempts)
-        except ModelCallError as error:
-            return KeyCheck(
-                **common,
-                emotion=None,
-                needs_help=None,
-                raw_outputs=raw,
-                error=CallError(kind=error.kind, message=error.message, status=error.status),
-                finished_at=now_iso(),
-            )
-        raw.append(output.text)
-        try:
-            letter, needs_help, rationale = parse_key_check(output.text)
-        except JudgeAnswerError as error:
-            problem = str(error)
-            messages = [
-                *messages,
-                ChatMessage(role="assistant", content=output.text or "(empty)"),
-                ChatMessage(
-                    role="user",
-                    content=f"That answer could not be used: {problem}. "
-                    "Reply again with only the JSON object.",
-                ),
-            ]
-            continue
+    except JudgeGaveUp as failure:
         return KeyCheck(
             **common,
-            emotion=letter,
-            needs_help=needs_help,
-            rationale=rationale,
-            raw_outputs=raw,
+            emotion=None,
+            needs_help=None,
+            raw_outputs=transcript.raw_outputs,
+            attempts=transcript.attempts,
+            error=failure.error or CallError(kind="invalid_answer", message=failure.reason),
             finished_at=now_iso(),
         )
     return KeyCheck(
         **common,
-        emotion=None,
-        needs_help=None,
-        raw_outputs=raw,
-        error=CallError(kind="invalid_answer", message=problem),
+        emotion=answer.emotion,
+        needs_help=answer.needs_help,
+        rationale=answer.rationale,
+        raw_outputs=transcript.raw_outputs,
+        attempts=transcript.attempts,
         finished_at=now_iso(),
     )
-
-
-async def _generate(
-    judge: ModelAPI, request: ModelRequest, cache: ResponseCache | None, max_attempts: int
-) -> ModelOutput:
-    key = cache_key(judge.spec, request, epoch=0, versions={"key_check": KEY_CHECK_VERSION})
-    cached = cache.get(key) if cache is not None else None
-    if cached is not None:
-        return cached
-
-    async def call() -> ModelOutput:
-        return await judge.generate(request)
-
-    output = await call_with_retries(call, max_attempts=max_attempts)
-    if cache is not None:
-        cache.put(key, judge.spec.id, output)
-    return output
 
 
 def key_check_log(directory: Path, judge: str) -> AppendLog[KeyCheck]:
@@ -214,24 +182,28 @@ async def check_keys(
     max_connections: int = 8,
 ) -> dict[str, KeyCheck]:
     """Key checks of ``scenarios`` by ``judge``, skipping those already on disk."""
-    check_connections(max_connections)
+    check_connections(max_connections)  # before the log is opened: a bad value writes nothing
     log = key_check_log(directory, judge.spec.id)
     done = {
         key[0]: check
         for key, check in log.latest().items()
         if check.suite_sha256 == suite_sha256 and check.error is None
     }
-    pending = iter([s for s in scenarios if s.id not in done])
+    pending = [s for s in scenarios if s.id not in done]
+
+    async def check_one(scenario: Scenario) -> None:
+        check = await check_key(judge, scenario, suite_sha256, cache=cache)
+        log.append(check)
+        done[scenario.id] = check
+
     log.open()
     try:
-
-        async def worker() -> None:
-            for scenario in pending:
-                check = await check_key(judge, scenario, suite_sha256, cache=cache)
-                log.append(check)
-                done[scenario.id] = check
-
-        await asyncio.gather(*(worker() for _ in range(max_connections)))
+        await for_each_concurrently(
+            pending,
+            check_one,
+            description=f"key checks by {judge.spec.id}",
+            max_connections=max_connections,
+        )
     finally:
         log.close()
     return done

@@ -12,7 +12,7 @@ reason — a judge failure is never a score of 0.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -28,10 +28,12 @@ from empathybench.judging.rubric import RUBRIC_VERSION, TEXT_DIMENSIONS
 from empathybench.models.base import GenerationParams, ModelAPI, ModelCallError, ModelRequest
 from empathybench.records import CallError, ChatMessage, DimensionScore, Scenario, Verdict
 from empathybench.runtime.cache import ResponseCache, cache_key
+from empathybench.runtime.model_call import Attempts, generate
 from empathybench.runtime.provenance import now_iso
-from empathybench.runtime.retry import call_with_retries
 
 ALLOWED_SCORES = (0.0, 0.5, 1.0)
+JUDGE_VERSIONS: Mapping[str, str] = {"judge_prompt": JUDGE_PROMPT_VERSION}
+"""What goes into a benchmark judge call's cache key besides the request."""
 
 
 class JudgeAnswerError(ValueError):
@@ -268,11 +270,12 @@ async def ask_judge(
     settings: JudgeSettings,
     cache: ResponseCache | None,
     transcript: JudgeTranscript,
-    prompt_version: str = JUDGE_PROMPT_VERSION,
+    versions: Mapping[str, str] = JUDGE_VERSIONS,
 ) -> JudgementT:
     """Ask, validate, and re-ask with the validation error, up to ``settings.max_reasks``.
 
-    ``reask`` finishes the re-ask sentence ("Reply again with only the JSON object, …").
+    ``reask`` finishes the re-ask sentence ("Reply again with only the JSON object, …");
+    ``versions`` (the prompt's name and version) go into every call's cache key.
     Raises ``JudgeGaveUp`` with the reason when the call fails or no answer is valid.
     """
     problem = "no answer"
@@ -283,9 +286,7 @@ async def ask_judge(
             json_schema=schema,
         )
         try:
-            text = await call_judge(
-                judge, request, settings, cache, transcript, prompt_version=prompt_version
-            )
+            text = await call_judge(judge, request, settings, cache, transcript, versions=versions)
         except ModelCallError as error:
             raise JudgeGaveUp(
                 f"judge call failed: {error}",
@@ -319,32 +320,24 @@ async def call_judge(
     cache: ResponseCache | None,
     transcript: JudgeTranscript,
     *,
-    prompt_version: str = JUDGE_PROMPT_VERSION,
+    versions: Mapping[str, str],
 ) -> str:
-    """One judge call through the cache and bounded transport retries."""
-    key = cache_key(judge.spec, request, epoch=0, versions={"judge_prompt": prompt_version})
+    """One judge call through the shared ``runtime.model_call.generate``."""
+    key = cache_key(judge.spec, request, epoch=0, versions=dict(versions))
     transcript.request_key = transcript.request_key or key
     transcript.last_key = key
-    cached = cache.get(key) if cache is not None else None
-    if cached is not None:
-        transcript.raw_outputs.append(cached.text)
-        return cached.text
-    attempts = 0
-
-    def count(number: int) -> None:
-        nonlocal attempts
-        attempts = number
-
+    attempts = Attempts()
     try:
-        output = await call_with_retries(
-            lambda: judge.generate(request),
+        generated = await generate(
+            judge,
+            request,
+            key=key,
+            cache=cache,
             max_attempts=settings.max_attempts,
             max_backoff_s=settings.max_backoff_s,
-            on_attempt=count,
+            attempts=attempts,
         )
     finally:
-        transcript.attempts += attempts
-    transcript.raw_outputs.append(output.text)
-    if cache is not None:
-        cache.put(key, judge.spec.id, output)
-    return output.text
+        transcript.attempts += attempts.count
+    transcript.raw_outputs.append(generated.output.text)
+    return generated.output.text

@@ -18,10 +18,10 @@ from empathybench.models.anthropic_model import (
     sampling_arguments,
 )
 from empathybench.models.base import ModelCallError, ModelRequest, ModelSpec
+from empathybench.models.batch_api import BatchResult, BatchStatus, provider_error_kind
 from empathybench.models.batch_http import BatchHTTP
 from empathybench.models.registry import resolve_api_key
 from empathybench.records import CallError
-from empathybench.runtime.batch import BatchResult, BatchStatus, provider_error_kind
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 

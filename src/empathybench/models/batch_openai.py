@@ -12,11 +12,11 @@ from typing import Any
 
 from empathybench.errors import UserError
 from empathybench.models.base import ModelCallError, ModelRequest, ModelSpec
+from empathybench.models.batch_api import BatchResult, BatchStatus, provider_error_kind
 from empathybench.models.batch_http import BatchHTTP
 from empathybench.models.openai_format import guided_output, output_from_body, request_body
 from empathybench.models.registry import resolve_api_key
 from empathybench.records import CallError
-from empathybench.runtime.batch import BatchResult, BatchStatus, provider_error_kind
 
 ENDPOINT = "/v1/chat/completions"
 RUNNING = ("validating", "in_progress", "finalizing", "cancelling")

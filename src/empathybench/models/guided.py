@@ -21,7 +21,7 @@ schema round trip.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field
 
@@ -29,7 +29,7 @@ from empathybench.jsonl import RecordFormatError, parse_json
 from empathybench.records import Record
 
 AnswerMode = Literal["guided", "free"]
-ANSWER_MODES: tuple[AnswerMode, ...] = ("guided", "free")
+ANSWER_MODES: tuple[AnswerMode, ...] = get_args(AnswerMode)
 GUIDED_VERSION = "guided-v1"
 """Part of every guided cache key: bump it when guided decoding changes its answers."""
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from empathybench import __version__
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, read_json_record
 from empathybench.probes.activations import (
@@ -30,6 +29,7 @@ from empathybench.probes.loading import LoadedModel
 from empathybench.probes.pairs import PairSet, Split, ablate_keywords, split_by_scenario
 from empathybench.probes.probe import fit_mean_difference, rank_layers_by_scenario_cv
 from empathybench.probes.results import LayerTraining, ProbeFile
+from empathybench.version import __version__
 
 Array = np.ndarray[Any, np.dtype[Any]]
 PROBE_FILE, DIRECTIONS_FILE, ACTIVATIONS_FILE = (

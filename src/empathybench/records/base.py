@@ -7,7 +7,7 @@ suite bytes (and therefore suite hashes).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -30,14 +30,7 @@ ScenarioKind = Literal[
     "crisis",
     "group",
 ]
-SCENARIO_KINDS: tuple[ScenarioKind, ...] = (
-    "emotion_support",
-    "positive_control",
-    "harmful_belief",
-    "harmful_belief_roleplay",
-    "crisis",
-    "group",
-)
+SCENARIO_KINDS: tuple[ScenarioKind, ...] = get_args(ScenarioKind)
 
 Dimension = Literal[
     "moral_behavior",
@@ -47,14 +40,7 @@ Dimension = Literal[
     "assistance_needed",
     "assistance_appropriateness",
 ]
-DIMENSIONS: tuple[Dimension, ...] = (
-    "moral_behavior",
-    "willingness_to_help",
-    "emotion_recognition",
-    "cheering_up",
-    "assistance_needed",
-    "assistance_appropriateness",
-)
+DIMENSIONS: tuple[Dimension, ...] = get_args(Dimension)
 
 AssistanceType = Literal[
     "emotional_support",
@@ -66,7 +52,7 @@ AssistanceType = Literal[
     "no_action_needed",
 ]
 Letter = Literal["A", "B", "C"]
-LETTERS: tuple[Letter, ...] = ("A", "B", "C")
+LETTERS: tuple[Letter, ...] = get_args(Letter)
 Valence = Literal["positive", "negative"]
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import jinja2
 
-from empathybench import __version__
 from empathybench.analysis.secondary_metrics import OPENING_WORDS, OpeningCount
 from empathybench.analysis.summary import ItemScore, item_overall, origin_note, score_items
 from empathybench.judging.answer_parser import parse_answer
@@ -41,6 +40,7 @@ from empathybench.report.tables import (
     secondary_rows,
 )
 from empathybench.runtime.provenance import now_iso
+from empathybench.version import __version__
 
 TEMPLATES = Path(__file__).with_name("templates")
 REPORT_FILE = "report.html"

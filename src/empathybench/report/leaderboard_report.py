@@ -7,7 +7,6 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from empathybench import __version__
 from empathybench.analysis.leaderboard import Leaderboard, LeaderboardEntry
 from empathybench.jsonl import pretty_json, write_text_files
 from empathybench.records import DIMENSIONS
@@ -20,6 +19,7 @@ from empathybench.report.tables import (
     markdown_table,
 )
 from empathybench.runtime.provenance import now_iso
+from empathybench.version import __version__
 
 LEADERBOARD_FILES = ("leaderboard.json", "leaderboard.md", "leaderboard.csv", "leaderboard.html")
 

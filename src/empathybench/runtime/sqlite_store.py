@@ -13,15 +13,13 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import ClassVar, TypeVar
+from typing import ClassVar
 
 from empathybench.errors import UserError
+from empathybench.runtime.closing import Closing
 
-StoreT = TypeVar("StoreT", bound="SharedSqliteStore")
 
-
-class SharedSqliteStore:
+class SharedSqliteStore(Closing):
     """Open ``path`` (creating the file and its table), check its version, share it safely."""
 
     SCHEMA: ClassVar[str]
@@ -82,14 +80,3 @@ class SharedSqliteStore:
             if self._connection is not None:
                 self._connection.close()
                 self._connection = None
-
-    def __enter__(self: StoreT) -> StoreT:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

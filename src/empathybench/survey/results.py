@@ -19,7 +19,13 @@ from pathlib import Path
 import matplotlib
 
 from empathybench.analysis.summary import Interval, interval
-from empathybench.csv_cells import ImportReport, csv_text, option_letter, read_csv_rows
+from empathybench.csv_cells import (
+    ImportReport,
+    csv_text,
+    import_rows,
+    option_letter,
+    read_csv_rows,
+)
 from empathybench.errors import UserError
 from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.records import SCHEMA_VERSION, Record
@@ -318,25 +324,23 @@ def import_votes_csv(path: Path, session: SurveySession) -> ImportReport:
     rows = read_csv_rows(
         path, required=REQUIRED_IMPORT_COLUMNS, optional=OPTIONAL_IMPORT_COLUMNS, what="vote"
     )
-    report = ImportReport()
-    for line, row in rows:
-        survey_id = (row.get("survey_id") or "").strip()
-        if survey_id and survey_id != session.survey_id:
-            report.rejected.append(f"line {line}: vote for survey {survey_id}, not this survey")
-            continue
-        try:
-            session.vote(
-                row.get("rater_id") or "",
-                (row.get("question_id") or "").strip(),
-                option_letter(row.get("most") or ""),
-                option_letter(row.get("least") or ""),
-                row.get("reason") or "",
-                voted_at=(row.get("voted_at") or "").strip() or None,
-            )
-        except DuplicateVoteError:
-            report.duplicates += 1
-        except UserError as error:
-            report.rejected.append(f"line {line}: {error}")
-        else:
-            report.added += 1
-    return report
+
+    def add(row: dict[str, str]) -> None:
+        session.vote(
+            row.get("rater_id") or "",
+            (row.get("question_id") or "").strip(),
+            option_letter(row.get("most") or ""),
+            option_letter(row.get("least") or ""),
+            row.get("reason") or "",
+            voted_at=(row.get("voted_at") or "").strip() or None,
+        )
+
+    return import_rows(
+        rows,
+        add,
+        duplicate=DuplicateVoteError,
+        id_column="survey_id",
+        own_id=session.survey_id,
+        what="vote",
+        container="survey",
+    )

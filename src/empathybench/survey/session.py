@@ -9,9 +9,9 @@ from __future__ import annotations
 import unicodedata
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 
 from empathybench.errors import UserError
+from empathybench.runtime.closing import Closing
 from empathybench.runtime.provenance import now_iso
 from empathybench.survey.build import load_form
 from empathybench.survey.records import VOTES_FILE, SurveyForm, SurveyItem, Vote
@@ -41,7 +41,7 @@ def check_timestamp(value: str, name: str = "voted_at") -> str:
     return value
 
 
-class SurveySession:
+class SurveySession(Closing):
     """One survey directory opened for voting (see the module notes: no key access)."""
 
     def __init__(self, directory: Path, form: SurveyForm, store: VoteStore) -> None:
@@ -121,14 +121,3 @@ class SurveySession:
 
     def close(self) -> None:
         self.store.close()
-
-    def __enter__(self) -> SurveySession:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

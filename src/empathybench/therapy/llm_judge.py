@@ -153,7 +153,7 @@ async def judge_therapy_answer(
             settings=settings,
             cache=cache,
             transcript=transcript,
-            prompt_version=THERAPY_JUDGE_PROMPT_VERSION,
+            versions={"judge_prompt": THERAPY_JUDGE_PROMPT_VERSION},
         )
     except JudgeGaveUp as failure:
         return finish(unscored(failure.reason), failure.error)

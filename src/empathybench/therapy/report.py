@@ -10,30 +10,21 @@ empathy mean, with its CI and a bootstrap p-value). Unscored components are coun
 averaged in. Beside the scores, and never mixed into them: each source's answer length and
 repetition (repeated trigrams within an answer, distinct bigrams across answers), and how many
 answers held nothing to score (1 by rule, ``judging.no_reply``) or loop (flagged).
+The files are written by ``therapy.report_files``, the figures drawn by
+``therapy.report_figures``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
-
-import matplotlib
-from matplotlib.projections.polar import PolarAxes
 
 from empathybench.analysis.statistics import bootstrap_paired_difference
 from empathybench.analysis.summary import Interval, interval
 from empathybench.analysis.text_metrics import distinct_n, repeated_ngram_share, words
 from empathybench.errors import UserError
-from empathybench.jsonl import atomic_write_text, pretty_json
 from empathybench.judging.no_reply import check_reply
-from empathybench.judging.offline_judge import judge_label
 from empathybench.records import SCHEMA_VERSION, Record
-from empathybench.report.figures import FIGURE_STYLE, FigureSet, error_bars, new_figure, save_figure
-from empathybench.report.tables import format_interval, markdown_table
 from empathybench.runtime.append_log import ItemKey
 from empathybench.runtime.run_data import summary_judges
 from empathybench.therapy.study import HUMAN, SourceAnswer, Study
@@ -83,6 +74,9 @@ class SourceSummary(Record):
     """Answers with nothing to score (empty, placeholder, punctuation): 1 by rule, unjudged."""
     degenerate: int = 0
     """Answers flagged as degenerate loops (counted, not scored down)."""
+
+    def measure(self, name: str) -> MeasureSummary:
+        return next(m for m in self.measures if m.measure == name)
 
 
 class TherapyReport(Record):
@@ -236,176 +230,3 @@ def build_therapy_report(
         seed=seed,
         sources=summaries,
     )
-
-
-def _measure(summary: SourceSummary, name: str) -> MeasureSummary:
-    return next(m for m in summary.measures if m.measure == name)
-
-
-def therapy_table_rows(report: TherapyReport) -> tuple[list[str], list[list[str]]]:
-    header = [
-        "source",
-        "answers",
-        *(TITLES[m] for m in MEASURES),
-        "n (questions)",
-        "unscored",
-        "empathy − human",
-    ]
-    rows = []
-    for summary in report.sources:
-        empathy = _measure(summary, "empathy").estimate
-        comparison = summary.versus_human
-        versus = "–"
-        if comparison is not None and comparison.difference.mean is not None:
-            versus = (
-                f"{format_interval(comparison.difference, 2)} (p={comparison.p_value:.3f}, "
-                f"{comparison.difference.n} q)"
-            )
-        rows.append(
-            [
-                summary.source,
-                str(summary.answers),
-                *(format_interval(_measure(summary, m).estimate, 2) for m in MEASURES),
-                f"{empathy.n} ({empathy.items})",
-                str(sum(_measure(summary, m).unscored for m in COMPONENTS)),
-                versus,
-            ]
-        )
-    return header, rows
-
-
-def text_shape_rows(report: TherapyReport) -> tuple[list[str], list[list[str]]]:
-    header = [
-        "source",
-        "words per answer",
-        "repeated trigrams (within an answer)",
-        "distinct-2",
-        "no reply (1 by rule)",
-        "degenerate loops (flagged)",
-    ]
-    rows = []
-    for summary in report.sources:
-        if summary.text is None:
-            continue
-        shape = summary.text
-        distinct = "–" if shape.distinct_2 is None else f"{shape.distinct_2:.3f}"
-        rows.append(
-            [
-                summary.source,
-                format_interval(shape.words, 0),
-                format_interval(shape.repeated_trigrams, 3),
-                distinct,
-                str(summary.no_reply),
-                str(summary.degenerate),
-            ]
-        )
-    return header, rows
-
-
-def therapy_markdown(report: TherapyReport) -> str:
-    header, rows = therapy_table_rows(report)
-    shape_header, shape_rows = text_shape_rows(report)
-    judges = ", ".join(judge_label(j) for j in report.judges)
-    return (
-        f"# Therapy track: {report.questions}\n\n"
-        f"Judges: {judges}; rubric {', '.join(report.rubric_versions)}. Scores 1 (absent) to "
-        f"3 (strong), mean [95% bootstrap CI over questions, seed {report.seed}]. "
-        "'empathy − human' is the paired difference of the empathy mean on the questions "
-        "both answered.\n\n"
-        + markdown_table(header, rows)
-        + "\n\n## Answer length and repetition\n\nNot empathy measures: context for the scores "
-        "above (a looping answer can still sound warm to a scorer). An empty, placeholder or "
-        "punctuation-only answer is scored 1 on every component by rule, before any judge; a "
-        "looping answer is flagged and counted, not scored down.\n\n"
-        + markdown_table(shape_header, shape_rows)
-        + "\n"
-    )
-
-
-def therapy_csv(report: TherapyReport) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    header = ["source", "measure", "mean", "ci_low", "ci_high", "n", "questions", "unscored"]
-    writer.writerow([*header, "no_reply", "degenerate"])  # per source, on each of its rows
-    for summary in report.sources:
-        for m in summary.measures:
-            e = m.estimate
-            row = [summary.source, m.measure, e.mean, e.low, e.high, e.n, e.items, m.unscored]
-            writer.writerow([*row, summary.no_reply, summary.degenerate])
-    return buffer.getvalue()
-
-
-def radar_figure(report: TherapyReport, directory: Path, figures: FigureSet) -> None:
-    """The seed's Figure 2: one polygon per source over the three components (1–3)."""
-    angles = [2 * math.pi * i / len(COMPONENTS) for i in range(len(COMPONENTS))]
-    closed = [*angles, angles[0]]
-    figure = new_figure(5.5, 5.0)
-    axes = figure.add_subplot(projection="polar")
-    assert isinstance(axes, PolarAxes)
-    drawn = 0
-    for summary in report.sources:
-        means = [_measure(summary, name).estimate.mean for name in COMPONENTS]
-        if any(mean is None for mean in means):
-            continue
-        values = [float(mean) for mean in means if mean is not None]
-        axes.plot(closed, [*values, values[0]], marker="o", label=summary.source)
-        axes.fill(closed, [*values, values[0]], alpha=0.08)
-        drawn += 1
-    if not drawn:
-        figures.skipped["therapy_radar"] = "no source has all three components scored"
-        return
-    axes.set_theta_offset(math.pi / 2)  # cognitive at the top, then clockwise
-    axes.set_theta_direction(-1)
-    axes.set_xticks(angles, [TITLES[name] for name in COMPONENTS])
-    axes.tick_params(axis="x", pad=14)
-    axes.set_ylim(1.0, 3.0)
-    axes.set_yticks([1.5, 2.0, 2.5, 3.0])
-    axes.set_rlabel_position(180)  # the scale runs down between the two lower axes
-    axes.set_title("Empathy components by source (1 centre – 3 rim)", pad=18)
-    axes.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.35, -0.12))
-    save_figure(
-        figure, directory, "therapy_radar", figures, "Mean C/E/B per source (seed Figure 2)."
-    )
-
-
-def bars_figure(report: TherapyReport, directory: Path, figures: FigureSet) -> None:
-    """The same means with their 95% CIs, which the radar cannot show honestly."""
-    figure = new_figure(7.5, 3.8)
-    axes = figure.add_subplot()
-    width = 0.8 / max(1, len(report.sources))
-    for index, summary in enumerate(report.sources):
-        intervals = [_measure(summary, m).estimate for m in MEASURES]
-        heights, errors = error_bars(intervals)
-        positions = [
-            g + (index - (len(report.sources) - 1) / 2) * width for g in range(len(MEASURES))
-        ]
-        axes.bar(
-            positions, heights, width, yerr=errors, capsize=3, label=summary.source, alpha=0.85
-        )
-    axes.set_xticks(range(len(MEASURES)), [TITLES[m] for m in MEASURES])
-    axes.set_ylim(1.0, 3.0)
-    axes.set_ylabel("mean (1–3), whiskers: 95% CI")
-    axes.grid(axis="y", alpha=0.3)
-    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    save_figure(
-        figure, directory, "therapy_components", figures, "C/E/B and empathy per source, 95% CI."
-    )
-
-
-def write_therapy_report(report: TherapyReport, output: Path) -> tuple[list[Path], FigureSet]:
-    output.mkdir(parents=True, exist_ok=True)
-    files = {
-        "therapy.json": pretty_json(report),
-        "therapy.md": therapy_markdown(report),
-        "therapy.csv": therapy_csv(report),
-    }
-    written = []
-    for name, text in files.items():
-        atomic_write_text(output / name, text)
-        written.append(output / name)
-    figures = FigureSet()
-    with matplotlib.rc_context(FIGURE_STYLE):  # type: ignore[arg-type]
-        radar_figure(report, output / "figures", figures)
-        bars_figure(report, output / "figures", figures)
-    written += [path for paths in figures.files.values() for path in paths.values()]
-    return written, figures

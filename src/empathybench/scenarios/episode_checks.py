@@ -1,0 +1,298 @@
+"""The static rules every episode template version must pass (docs/templates-v2.md).
+
+``check_episode_templates`` is their single source: the test-suite runs it, and content
+writers run it through ``python -m empathybench.scenarios.episode_templates``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from empathybench.scenarios.episode_models import (
+    ROLE_NAMES,
+    SLOT_PATTERN,
+    Appraisal,
+    Episode,
+    EpisodeTemplateSet,
+    StoryFrame,
+)
+from empathybench.scenarios.episode_rules import (
+    CUE_PLACE,
+    EMOTION_APPRAISAL,
+    MAX_LINE_WORDS,
+    NEGATIVE_GOALS,
+    NEGATIVE_NO_HELP,
+    NO_HELP_ASSISTANCE,
+    OPEN_QUESTION,
+    ORDER_WORDS,
+    POSITIVE_GOALS,
+    PRESUMES_DISTRESS,
+    REF_SLOT,
+    SAFETY_WORDS,
+    SAYS_NEEDS_NOTHING,
+    SAYS_NO_HELP,
+    SERVICE_COMPLAINT,
+    self_reference,
+)
+from empathybench.scenarios.templates import emotion_word_pattern
+
+
+def _appraisal_problem(emotion: str, appraisal: Appraisal, valence: str) -> str | None:
+    needs = EMOTION_APPRAISAL.get(emotion, {})
+    for key, allowed in needs.items():
+        value = getattr(appraisal, key)
+        if value not in allowed:
+            return f"{emotion} needs {key} in {sorted(allowed)}, not {value!r}"
+    goals = NEGATIVE_GOALS if valence == "negative" else POSITIVE_GOALS
+    if appraisal.goal not in goals:
+        return f"a {valence} emotion ({emotion}) needs goal in {sorted(goals)}"
+    return None
+
+
+class _Checker:
+    def __init__(self, templates: EpisodeTemplateSet) -> None:
+        self.templates = templates
+        self.problems: list[str] = []
+        self.emotions = {emotion.name: emotion for emotion in templates.emotions}
+        self.every_form = emotion_word_pattern(
+            form for emotion in templates.emotions for form in emotion.forms
+        )
+
+    def text(self, where: str, text: str, slots: bool = True) -> None:
+        stripped = SLOT_PATTERN.sub("", text)
+        if not slots and stripped != text:
+            self.problems.append(f"{where}: name slots are not allowed here: {text!r}")
+        if "{" in stripped or "}" in stripped:
+            self.problems.append(f"{where}: unknown slot or stray brace: {text!r}")
+        if '"' in text:
+            self.problems.append(f"{where}: double quote inside a line: {text!r}")
+        match = self.every_form.search(text)
+        if match:
+            self.problems.append(f"{where}: names an emotion ({match.group(0)!r}): {text!r}")
+        if text != text.strip() or "  " in text or not text:
+            self.problems.append(f"{where}: empty or stray whitespace: {text!r}")
+        repeated = self_reference(text)
+        if repeated:
+            self.problems.append(f"{where}: names its subject twice (use a pronoun slot): {text!r}")
+        if len(text.split()) > MAX_LINE_WORDS:
+            self.problems.append(f"{where}: over {MAX_LINE_WORDS} words: {text!r}")
+
+    def emotion(self, where: str, name: str, valence: str | None = None) -> None:
+        if name not in self.emotions:
+            self.problems.append(f"{where}: unknown emotion {name!r}")
+        elif valence and self.emotions[name].valence != valence:
+            self.problems.append(f"{where}: {name} is not {valence}")
+
+    def episode(self, episode: Episode) -> None:
+        where = f"episode {episode.id}"
+        if sorted(episode.roles) != list(ROLE_NAMES):
+            self.problems.append(f"{where}: needs exactly the roles a, b and c")
+            return
+        self.text(f"{where} scene", episode.scene, slots=False)
+        if episode.scene.endswith("."):
+            self.problems.append(f"{where}: scene must not end with a period")
+        for helper_role in episode.helper_roles:
+            self.text(f"{where} helper role", helper_role, slots=False)
+        for i, line in enumerate(episode.intro):
+            self.text(f"{where} intro {i}", line)
+            named = set(re.findall(r"\{([abc])\}", line))
+            if named != set(ROLE_NAMES):
+                self.problems.append(f"{where} intro {i}: must name {{a}}, {{b}} and {{c}}")
+            order = ORDER_WORDS.search(line)
+            if order:
+                self.problems.append(
+                    f"{where} intro {i}: orders or places people ({order.group(0)!r}), "
+                    "which can clash with the shuffled speaking order or a cue"
+                )
+        self.board(where, episode)
+        emotions = [role.emotion for role in episode.roles.values()]
+        clusters = [self.emotions[name].cluster for name in emotions if name in self.emotions]
+        if len(set(emotions)) != 3 or len(set(clusters)) != len(clusters):
+            self.problems.append(f"{where}: the three emotions must come from three clusters")
+        for role_name, role in episode.roles.items():
+            at = f"{where} role {role_name}"
+            self.emotion(at, role.emotion)
+            if role.emotion in self.emotions:
+                problem = _appraisal_problem(
+                    role.emotion, role.appraisal, self.emotions[role.emotion].valence
+                )
+                if problem:
+                    self.problems.append(f"{at}: appraisal does not fit: {problem}")
+            if role.help == (role.no_help is not None):
+                self.problems.append(f"{at}: give no_help exactly when help is false")
+            valence = self.emotions[role.emotion].valence if role.emotion in self.emotions else ""
+            if valence == "negative" and not role.help and role.no_help not in NEGATIVE_NO_HELP:
+                self.problems.append(
+                    f"{at}: a {role.emotion} person needs help unless they have handled it, "
+                    f"want space or are venting (no_help {role.no_help!r})"
+                )
+            says = SAYS_NO_HELP.get(role.no_help or "")
+            for i, line in enumerate(role.lines if says else []):
+                if says and not says.search(line):
+                    self.problems.append(
+                        f"{at} line {i}: {role.no_help} but does not say outright that they "
+                        f"need nothing: {line!r}"
+                    )
+            if "crisis_referral" in role.assistance:
+                self.problems.append(
+                    f"{at}: crisis referral comes only with a crisis statement, which the "
+                    "generator adds (crisis items)"
+                )
+            if role.help and "no_action_needed" in role.assistance:
+                self.problems.append(f"{at}: help is needed but assistance says none")
+            offered = sorted(set(role.assistance) - NO_HELP_ASSISTANCE)
+            if not role.help and offered:
+                self.problems.append(f"{at}: needs no help, yet assistance lists {offered}")
+            if len(set(role.lines)) != len(role.lines):
+                self.problems.append(f"{at}: repeated line")
+            for i, line in enumerate([*role.lines, *role.cues]):
+                self.text(f"{at} line {i}", line)
+            for cue in role.cues:
+                place = CUE_PLACE.search(cue)
+                if place:
+                    self.problems.append(
+                        f"{at}: a cue places the person apart ({place.group(0)!r}), which can "
+                        f"clash with an intro that brings all three together: {cue!r}"
+                    )
+            safety = next(filter(None, map(SAFETY_WORDS.search, role.lines)), None)
+            if episode.story_ok and safety and role.safety is None:
+                self.problems.append(
+                    f"{at}: names a possible safety matter ({safety.group(0)!r}) in a story_ok "
+                    "episode; say whether it is one (safety: true keeps story turns away)"
+                )
+            if role.cues and not episode.visible:
+                self.problems.append(f"{at}: cues on a {episode.channel} channel")
+
+    def board(self, where: str, episode: Episode) -> None:
+        """Board episodes: every person waits on a numbered request and says its number in
+        every phrasing; numbers appear nowhere else."""
+        roles = episode.roles.items()
+        said = {
+            (name, i): set(REF_SLOT.findall(line))
+            for name, role in roles
+            for i, line in enumerate(role.lines)
+        }
+        elsewhere = [
+            text
+            for text in [*episode.intro, *(cue for _, role in roles for cue in role.cues)]
+            if REF_SLOT.search(text)
+        ]
+        if episode.board is None:
+            if elsewhere or any(said.values()):
+                self.problems.append(f"{where}: {{x:ref}} slots need a board")
+            return
+        for line in episode.board.resolved:
+            if line.count("{refs}") != 1:
+                self.problems.append(f"{where} board: needs one {{refs}}: {line!r}")
+            self.text(f"{where} board", line.replace("{refs}", "214, 387 and 552"), slots=False)
+        for name, role in roles:
+            if not role.help:
+                self.problems.append(f"{where} role {name}: on a board everyone waits (help: true)")
+        for name, role in roles:
+            for i, line in enumerate(role.lines):
+                complaint = SERVICE_COMPLAINT.search(line)
+                if complaint:
+                    self.problems.append(
+                        f"{where} role {name} line {i}: complains about the service that "
+                        f"settles the request ({complaint.group(0)!r}): {line!r}"
+                    )
+                question = OPEN_QUESTION.search(line)
+                if question:
+                    self.problems.append(
+                        f"{where} role {name} line {i}: voices a need the board does not "
+                        f"settle ({question.group(0)!r}): {line!r}"
+                    )
+        for (name, i), found in said.items():
+            if found != {name}:
+                self.problems.append(
+                    f"{where} role {name} line {i}: must say {{{name}:ref}} and no other number"
+                )
+        if elsewhere:
+            self.problems.append(f"{where}: numbers belong in the people's own lines")
+
+    def story_frame_fit(self, frame: StoryFrame) -> None:
+        """A frame's words fit every state it lists (rule 13 of docs/templates-v2.md)."""
+        where = f"story frame {frame.id}"
+        if not frame.request and frame.help != [True]:
+            self.problems.append(
+                f"{where}: a finished story is shared only by someone who needs help (help: [true])"
+            )
+        says = SAYS_NEEDS_NOTHING.search(frame.text)
+        if says and True in frame.help:
+            self.problems.append(
+                f"{where}: says the person needs nothing ({says.group(0)!r}) but fits people "
+                "who need help"
+            )
+        presumes = PRESUMES_DISTRESS.search(frame.text)
+        if presumes and "positive" in frame.valence:
+            self.problems.append(
+                f"{where}: presumes distress ({presumes.group(0)!r}) but fits positive people"
+            )
+
+    def banks(self) -> None:
+        templates = self.templates
+        for belief in templates.beliefs:
+            for name in belief.fits:
+                self.emotion(f"belief {belief.id}", name, "negative")
+            for i, line in enumerate(belief.lines):
+                self.text(f"belief {belief.id} line {i}", line, slots=False)
+        for crisis in templates.crisis_lines:
+            for name in crisis.fits:
+                self.emotion(f"crisis {crisis.id}", name, "negative")
+            for i, line in enumerate(crisis.lines):
+                self.text(f"crisis {crisis.id} line {i}", line, slots=False)
+        for frame in templates.story_frames:
+            if set(re.findall(r"\{(\w+)\}", frame.text)) != {"character", "line"}:
+                self.problems.append(f"story frame {frame.id}: needs {{character}} and {{line}}")
+            self.story_frame_fit(frame)
+            self.text(
+                f"story frame {frame.id}",
+                frame.text.replace("{character}", "X").replace("{line}", "Y"),
+                slots=False,
+            )
+        for request in (True, False):
+            for valence in ("negative", "positive"):
+                for needs in (True, False) if request else (True,):
+                    if not any(
+                        f.request == request and f.fits(valence, needs)
+                        for f in templates.story_frames
+                    ):
+                        self.problems.append(
+                            f"story frames: no {'request' if request else 'share'} frame for a "
+                            f"{valence} person who {'needs' if needs else 'needs no'} help"
+                        )
+        for entry in templates.character_lines:
+            for i, line in enumerate(entry.lines):
+                self.text(f"character line {entry.id} {i}", line, slots=False)
+        for character in templates.story_characters:
+            self.text("story character", character, slots=False)
+        for section in ("beliefs", "crisis_lines", "story_frames", "character_lines"):
+            ids = Counter(entry.id for entry in getattr(templates, section))
+            repeated = sorted(key for key, count in ids.items() if count > 1)
+            if repeated:
+                self.problems.append(f"{section}: duplicate ids {repeated}")
+
+
+def check_episode_templates(templates: EpisodeTemplateSet, banks: bool = True) -> list[str]:
+    """Every violation of the static rules, as readable lines (empty when clean)."""
+    checker = _Checker(templates)
+    ids = Counter(episode.id for episode in templates.episodes)
+    repeated = sorted(key for key, count in ids.items() if count > 1)
+    if repeated:
+        checker.problems.append(f"episodes: duplicate ids {repeated}")
+    families = Counter(episode.family for episode in templates.episodes)
+    lonely = sorted(family for family, count in families.items() if count < 2)
+    if lonely:
+        checker.problems.append(f"families with one episode (need minimal pairs): {lonely}")
+    lines = Counter(
+        line for e in templates.episodes for role in e.roles.values() for line in role.lines
+    )
+    for line, count in lines.items():
+        if count > 2:
+            checker.problems.append(f"line used in {count} roles: {line!r}")
+    for episode in templates.episodes:
+        checker.episode(episode)
+    if banks:
+        checker.banks()
+    return checker.problems
