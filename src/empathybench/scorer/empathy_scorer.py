@@ -8,8 +8,9 @@ overlap with the message) and ``seed`` (the seed study's: the embedding alone). 
 the signal names it was trained on, so heads of older signal versions keep working. Shipped
 heads: ``empathy-v3`` (signals-v2, ridge, empathy-labels-v3; the default), ``empathy-seed-v2``
 (seed); ``empathy-v2`` (signals-v1) and ``empathy-v1`` (seed, v1 labels) are kept.
-``train_empathy_scorer`` trains a new one, ``evaluate_empathy_scorer`` measures test MSE beside a mean-predictor baseline
-(``scorer.agreement`` gives Spearman beside length and lexicon baselines), and
+``train_empathy_scorer`` trains a new one, ``evaluate_empathy_scorer`` measures test MSE
+beside a mean-predictor baseline (``scorer.agreement`` gives Spearman beside length and
+lexicon baselines), and
 ``score_responses`` scores texts in batches (for reports, or as a reward function).
 """
 
