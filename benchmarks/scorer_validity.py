@@ -1,20 +1,24 @@
 """Does the empathy scorer beat reply length? Cross-validated and held-out Spearman.
 
 Compares, per target (cognitive, emotional, behavioral, empathy = their mean), Spearman with
-the labels (bootstrap 95% CIs over messages) of:
+the labels (bootstrap 95% CIs over messages) of three recipes, each trained here on the same
+rows, and the trivial baselines:
 
-- ``signals``: the default method (embedding + reply signals), trained here;
-- ``seed``: the seed study's method (embedding alone), trained here on the same rows;
-- ``shipped empathy-v1``: the earlier shipped head (seed method, v1 labels), held-out only;
-- ``length`` and ``lexicon``: the trivial baselines (no training).
+- ``signals-v2 ridge``: the default (``empathy-v3``): embedding + signals-v2, a linear head
+  fitted in closed form (ridge, penalty 3000 on standardised features);
+- ``signals-v1 mlp``: the previous default's recipe (``empathy-v2``): embedding + the 19
+  signals-v1, the seed's MLP and AdamW settings;
+- ``seed``: the seed study's method (embedding alone, MLP);
+- ``length`` and ``lexicon`` (no training).
 
-On empathy-labels-v2:
+On empathy-labels-v3 (v2 plus batch w2, a second independent labeller, split by message with
+a fixed salt before any result was seen):
 1. 5-fold cross-validation grouped by message on the train split (out-of-fold predictions
-   pooled), on all rows and on the peer-support rows (batches v2-*);
-2. leave-one-writing-batch-out on the train split (v1 / v2-a / v2-b / v2-c);
-3. the test split (messages never trained or tuned on), all rows and v2-* rows, with each
-   method trained on the whole train split;
-4. loops: SmolLM2's 640-token therapy loops (tests/scorer/fixtures) against the bundled
+   pooled): all rows, v2-* rows, w2 rows;
+2. the test split (messages never trained or tuned on), each recipe trained on the whole
+   train split: v2's test messages and w2's test half, plus the shipped ``empathy-v2`` head
+   as it is (trained on v2 only);
+3. loops: SmolLM2's 640-token therapy loops (tests/scorer/fixtures) against the bundled
    therapy references for the same questions, scored by the shipped heads.
 
 Every reply, message and stock phrase is encoded once (``--cache FILE`` keeps the
@@ -22,9 +26,9 @@ embeddings between runs). Prints tables and writes benchmarks/results/scorer_val
 
     python benchmarks/scorer_validity.py [--cache /tmp/emb.npz] [--resamples 1000] [--save-heads]
 
-``--save-heads`` writes the two held-out heads as the bundled ``empathy-v2`` and
-``empathy-seed-v2`` (the same training as ``empathybench scorer train --method signals|seed``,
-on cached embeddings).
+``--save-heads`` writes the default recipe's head trained on the whole train split as the
+bundled ``empathy-v3`` (the same as ``empathybench scorer train --method signals --solver
+ridge --hidden-size 0`` on empathy-labels-v3, on cached embeddings).
 """
 
 from __future__ import annotations
@@ -73,24 +77,50 @@ class CachedEncoder:
         return np.stack([self.rows[self._key(t)] for t in texts]).astype(np.float32)
 
 
-def train(method: str, encoder: CachedEncoder, records: list[Any]) -> Any:
+RECIPES = {
+    "signals-v2 ridge": ("signals", "v2", 0, "ridge"),
+    "signals-v1 mlp": ("signals", "v1", 256, "adamw"),
+    "seed": ("seed", "", 256, "adamw"),
+}
+"""name → (method, signals version, hidden size, solver); the first is the shipped default."""
+DESCRIPTIONS = {
+    "signals-v2 ridge": "embedding + signals-v2, ridge (empathy-v3, the default)",
+    "signals-v1 mlp": "embedding + signals-v1, MLP (empathy-v2's recipe)",
+    "seed": "seed method: embedding alone, MLP",
+    "shipped empathy-v2": "the previous default head as shipped (v2 labels)",
+}
+
+
+def signal_names(recipe: str) -> list[str]:
+    from empathybench.scorer.signals import SIGNAL_NAMES, SIGNAL_NAMES_V1
+
+    version = RECIPES[recipe][1]
+    return list(SIGNAL_NAMES if version == "v2" else SIGNAL_NAMES_V1 if version == "v1" else [])
+
+
+def train(recipe: str, encoder: CachedEncoder, records: list[Any]) -> Any:
     from empathybench.scorer.empathy_scorer import head_config, training_matrix
     from empathybench.scorer.heads import TrainingSettings, train_head
 
+    method, _, hidden, solver = RECIPES[recipe]
+    names = signal_names(recipe)
     texts = [r.response for r in records]
-    x, y = training_matrix(method, encoder, texts, records, encoder.encode(texts))
-    config = head_config(method, encoder, "minilm", TrainingSettings(), 256, 0.1, {})
+    x, y = training_matrix(
+        method, encoder, texts, records, encoder.encode(texts), signal_names=names
+    )
+    settings = TrainingSettings(solver=solver)  # type: ignore[arg-type]
+    config = head_config(method, encoder, "minilm", settings, hidden, 0.1, {}, signal_names=names)
     return train_head(config, x, y)
 
 
-def predict(method: str, head: Any, encoder: CachedEncoder, records: list[Any]) -> np.ndarray:
+def predict(head: Any, encoder: CachedEncoder, records: list[Any]) -> np.ndarray:
     from empathybench.scorer.agreement import with_mean
-    from empathybench.scorer.empathy_scorer import design_matrix
+    from empathybench.scorer.empathy_scorer import EmpathyScorer
 
-    texts = [r.response for r in records]
-    messages = encoder.encode([r.prompt for r in records])
-    x = design_matrix(method, encoder, texts, encoder.encode(texts), messages)
-    return with_mean(head.predict(x))
+    scorer = EmpathyScorer(encoder, head)
+    return with_mean(
+        scorer.predict([r.response for r in records], messages=[r.prompt for r in records])
+    )
 
 
 def fold_of(prompt_id: str, folds: int) -> int:
@@ -98,34 +128,29 @@ def fold_of(prompt_id: str, folds: int) -> int:
 
 
 def out_of_fold(encoder: CachedEncoder, records: list[Any], groups: list[Any]) -> dict[str, Any]:
-    predictions = {m: np.zeros((len(records), 4), np.float32) for m in ("signals", "seed")}
+    predictions = {m: np.zeros((len(records), 4), np.float32) for m in RECIPES}
     for group in sorted(set(groups)):
         held = [i for i, g in enumerate(groups) if g == group]
         kept = [r for r, g in zip(records, groups, strict=True) if g != group]
-        for method in predictions:
-            head = train(method, encoder, kept)
-            predictions[method][held] = predict(method, head, encoder, [records[i] for i in held])
+        for recipe in predictions:
+            head = train(recipe, encoder, kept)
+            predictions[recipe][held] = predict(head, encoder, [records[i] for i in held])
     return predictions
 
 
 def report(records: list[Any], predictions: dict[str, Any], selection: str, args: Any) -> Any:
     from empathybench.scorer.agreement import agreement_report
 
-    descriptions = {
-        "signals": "embedding + reply signals (default)",
-        "seed": "seed method: embedding alone",
-        "shipped empathy-v1": "seed method trained on v1 labels (earlier default)",
-    }
     table = agreement_report(
         records,
-        {name: (descriptions[name], values) for name, values in predictions.items()},
-        labels="empathy-labels-v2",
+        {name: (DESCRIPTIONS[name], values) for name, values in predictions.items()},
+        labels="empathy-labels-v3",
         selection=selection,
         resamples=args.resamples,
     )
     print(f"\n{selection}: {table.n} replies to {table.messages} messages")
     print(
-        f"{'':20s}"
+        f"{'':22s}"
         + "".join(f"{t:>24s}" for t in ("cognitive", "emotional", "behavioral", "empathy"))
     )
     for row in table.rows:
@@ -133,7 +158,7 @@ def report(records: list[Any], predictions: dict[str, Any], selection: str, args
             f"{e.rho:>8.2f} [{e.low:.2f}, {e.high:.2f}]" if e.rho is not None else f"{'-':>24s}"
             for e in row.spearman.values()
         )
-        print(f"{row.name:20s}{cells}")
+        print(f"{row.name:22s}{cells}")
     return table.model_dump(mode="json")
 
 
@@ -174,73 +199,73 @@ def main() -> None:
     parser.add_argument(
         "--save-heads",
         action="store_true",
-        help="Save the two heads trained on the whole train split as the bundled heads.",
+        help="Save the default recipe trained on the whole train split as empathy-v3.",
     )
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(1)  # small heads: threads only add overhead on a busy machine
-    from empathybench.scorer.agreement import with_mean
     from empathybench.scorer.empathy_data import load_empathy_labels
     from empathybench.scorer.empathy_scorer import (
         BUNDLED_HEADS,
-        EmpathyScorer,
         bundled_head_dir,
-        fit_empathy_head,
         load_empathy_scorer,
     )
     from empathybench.scorer.signals import STOCK_PHRASES
 
     started = time.perf_counter()
-    labels = load_empathy_labels("empathy-labels-v2")
+    labels = load_empathy_labels("empathy-labels-v3")
     texts = [t for r in labels.records for t in (r.response, r.prompt)] + list(STOCK_PHRASES)
     encoder = CachedEncoder(texts, args.cache)
     train_part, test_part = labels.part("train"), labels.part("test")
-    is_v2 = [r.batch != "v1" for r in train_part]
     result: dict[str, Any] = {"labels": labels.name, "sha256": labels.sha256}
 
+    def batch_of(record: Any) -> str:
+        return "w2" if record.batch == "w2" else "v2" if record.batch != "v1" else "v1"
+
     cv = out_of_fold(encoder, train_part, [fold_of(r.prompt_id, args.folds) for r in train_part])
-    result["cv_by_message"] = report(
-        train_part, cv, f"{args.folds}-fold CV by message, train split", args
-    )
-    result["cv_by_message_v2"] = report(
-        *subset(train_part, cv, is_v2), "same, v2-* rows only", args
-    )
-    batches = [(r.batch or "v1").replace("v2-d", "v2-c") for r in train_part]
-    by_batch = out_of_fold(encoder, train_part, batches)
-    result["cv_by_batch"] = report(
-        train_part, by_batch, "leave-one-writing-batch-out, train split", args
-    )
-    result["cv_by_batch_v2"] = report(
-        *subset(train_part, by_batch, is_v2), "same, v2-* rows only", args
-    )
+    title = f"{args.folds}-fold CV by message, train split"
+    result["cv_by_message"] = report(train_part, cv, title, args)
+    for name, keep in (("v2", "v2-* rows only"), ("w2", "w2 rows only")):
+        chosen = [batch_of(r) == name for r in train_part]
+        result[f"cv_by_message_{name}"] = report(
+            *subset(train_part, cv, chosen), f"same, {keep}", args
+        )
 
     held: dict[str, Any] = {}
-    for method, name in BUNDLED_HEADS.items():
-        head = fit_empathy_head(labels, encoder, method=method, encoder_name="minilm")
-        held[method] = with_mean(
-            EmpathyScorer(encoder, head).predict(
-                [r.response for r in test_part], messages=[r.prompt for r in test_part]
+    for recipe in RECIPES:
+        head = train(recipe, encoder, train_part)
+        held[recipe] = predict(head, encoder, test_part)
+        if args.save_heads and recipe == next(iter(RECIPES)):
+            from empathybench.scorer.empathy_scorer import fit_empathy_head
+            from empathybench.scorer.heads import TrainingSettings
+
+            shipped = fit_empathy_head(
+                labels,
+                encoder,
+                method="signals",
+                encoder_name="minilm",
+                settings=TrainingSettings(solver="ridge"),
+                hidden_size=0,
             )
-        )
-        if args.save_heads:
-            head.save(bundled_head_dir(name))
-            print(f"saved {bundled_head_dir(name)}")
-    shipped_v1 = load_empathy_scorer(bundled_head_dir("empathy-v1"))
-    held["shipped empathy-v1"] = with_mean(
-        shipped_v1.head.predict(encoder.encode([r.response for r in test_part]))
-    )
-    result["test"] = report(test_part, held, "test split (never tuned on)", args)
-    result["test_v2"] = report(
-        *subset(test_part, held, [r.batch != "v1" for r in test_part]),
-        "test split, v2-* rows",
-        args,
-    )
+            shipped.save(bundled_head_dir(BUNDLED_HEADS["signals"]))
+            print(f"saved {bundled_head_dir(BUNDLED_HEADS['signals'])}")
+    previous = load_empathy_scorer(bundled_head_dir("empathy-v2"))
+    previous.encoder = encoder
+    held["shipped empathy-v2"] = predict(previous.head, encoder, test_part)
+    for name, keep in (
+        ("test_w2", "w2 test half (second labeller; never trained or tuned on)"),
+        ("test_v2", "v2 test messages, v2-* rows"),
+    ):
+        chosen = [batch_of(r) == name[-2:] for r in test_part]
+        result[name] = report(*subset(test_part, held, chosen), f"test split, {keep}", args)
+    result["test"] = report(test_part, held, "test split, all rows", args)
     print("\nloops (SmolLM2 therapy answers) vs the therapy references, shipped heads:")
-    heads = {"seed (empathy-v1)": shipped_v1}
-    for method, head in BUNDLED_HEADS.items():
-        if bundled_head_dir(head).is_dir():
-            heads[f"{method} ({head})"] = load_empathy_scorer(method=method)
+    heads = {"signals (empathy-v2)": previous}
+    heads["signals (empathy-v2)"] = load_empathy_scorer(bundled_head_dir("empathy-v2"))
+    for method, head_name in BUNDLED_HEADS.items():
+        if bundled_head_dir(head_name).is_dir():
+            heads[f"{method} ({head_name})"] = load_empathy_scorer(method=method)
     result["loops"] = loops(heads)
     result["wall_s"] = round(time.perf_counter() - started, 1)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")

@@ -11,7 +11,12 @@ pytest.importorskip("torch")
 from empathybench.errors import UserError
 from empathybench.judging.no_reply import degenerate_reason
 from empathybench.scorer import EmpathyScores, load_empathy_scorer, score_responses
-from empathybench.scorer.empathy_data import COMPONENTS, LabelSet, load_empathy_labels
+from empathybench.scorer.empathy_data import (
+    COMPONENTS,
+    LabelSet,
+    load_empathy_labels,
+    split_for,
+)
 from empathybench.scorer.empathy_scorer import (
     SEED_STUDY_MSE,
     bundled_head_dir,
@@ -21,7 +26,7 @@ from empathybench.scorer.empathy_scorer import (
 from empathybench.scorer.heads import TrainingSettings
 from empathybench.scorer.perturbations import PERTURBATIONS
 from empathybench.scorer.robustness import robustness_summary, robustness_table
-from empathybench.scorer.signals import SIGNAL_NAMES
+from empathybench.scorer.signals import SIGNAL_NAMES, SIGNAL_NAMES_V1
 from empathybench.therapy.questions import load_questions
 
 pytestmark = pytest.mark.torch
@@ -32,12 +37,17 @@ WARM = (
     "see the same faces? I'm glad you reached out."
 )
 COLD = "Loneliness is common after relocation. Join a club."
+WARM_DOG = (
+    "Coming home to a quiet flat without him must be so hard, no wonder the nights are the "
+    "worst. How long did you have him? If it helps, writing down a favourite memory of him "
+    "before bed might give the crying somewhere to go."
+)
 LOOPS = Path(__file__).parent / "fixtures" / "smollm2-therapy-loops.jsonl"
 
 
 def test_the_bundled_labels_are_large_enough_and_split_by_prompt() -> None:
     labels = load_empathy_labels()
-    assert labels.name == "empathy-labels-v2" and len(labels.records) >= 650
+    assert labels.name == "empathy-labels-v3" and len(labels.records) >= 950
     train, test = labels.part("train"), labels.part("test")
     assert len(test) >= 60 and len(train) >= 300
     assert not {r.prompt_id for r in train} & {r.prompt_id for r in test}
@@ -143,13 +153,45 @@ def test_bad_label_files_are_one_clear_error(tmp_path: Path) -> None:
 
 
 def test_v1_labels_stay_reproducible_inside_v2() -> None:
-    v1, v2 = load_empathy_labels("empathy-labels-v1"), load_empathy_labels()
+    v1, v2 = load_empathy_labels("empathy-labels-v1"), load_empathy_labels("empathy-labels-v2")
     shipped_v1 = load_empathy_scorer(bundled_head_dir("empathy-v1"))
     assert shipped_v1.head.config.data["sha256"] == v1.sha256
     by_id = {r.id: r for r in v2.records}
     for record in v1.records:
         assert by_id[record.id].model_copy(update={"batch": None}) == record
     assert {r.batch for r in v2.records} == {"v1", "v2-a", "v2-b", "v2-c"}
+
+
+def test_v2_labels_stay_inside_v3_and_w2_is_split_by_message_with_a_fixed_salt() -> None:
+    v2, v3 = load_empathy_labels("empathy-labels-v2"), load_empathy_labels()
+    by_id = {r.id: r for r in v3.records}
+    assert all(by_id[r.id] == r for r in v2.records)
+    w2 = [r for r in v3.records if r.batch == "w2"]
+    assert len(w2) >= 300 and len(v3.records) == len(v2.records) + len(w2)
+    for record in w2:
+        assert record.split == split_for(record.prompt_id, test_fraction=0.5, salt="w2-half")
+    test_messages = {r.prompt_id for r in w2 if r.split == "test"}
+    assert 15 <= len(test_messages) <= len({r.prompt_id for r in w2}) - 15
+    default = load_empathy_scorer()
+    assert default.head.config.data["sha256"] == v3.sha256
+
+
+def test_earlier_heads_load_by_name_with_their_own_signals() -> None:
+    previous = load_empathy_scorer(Path("empathy-v2"))
+    assert previous.head.config.signals == list(SIGNAL_NAMES_V1)
+    assert previous.head.config.input_dimension == 384 + len(SIGNAL_NAMES_V1)
+    message = "I moved for work and I have no friends here. Weekends are the worst."
+    assert previous.predict([WARM, COLD], messages=[message, message]).shape == (2, 3)
+    with pytest.raises(UserError, match="not a scorer head"):
+        load_empathy_scorer(Path("empathy-v9"))
+
+
+def test_one_liners_score_low_beside_a_reply_that_engages() -> None:
+    message = "my dog died last week and the flat feels so empty. i keep crying at night"
+    texts = ["hugs", "same here lol", "stay strong 💪", WARM_DOG]
+    scores = score_responses(texts, messages=[message] * len(texts))
+    assert all(s.empathy < 1.8 for s in scores[:3]), [s.empathy for s in scores]
+    assert scores[3].empathy > max(s.empathy for s in scores[:3]) + 0.5
 
 
 def test_the_seed_method_stays_available_under_its_name() -> None:

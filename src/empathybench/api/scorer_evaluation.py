@@ -64,10 +64,11 @@ class RobustnessCheck:
 
 
 def _load_any_head(head: Path | None, task: str, method: str) -> RegressionHead:
+    from empathybench.scorer.empathy_scorer import resolve_head_dir
     from empathybench.scorer.heads import load_head
 
     if head is not None:
-        return load_head(head)
+        return load_head(resolve_head_dir(head))
     from empathybench.judging.offline_judge import BUNDLED_JUDGE_HEAD
     from empathybench.scorer.empathy_data import bundled_data_path
     from empathybench.scorer.empathy_scorer import BUNDLED_HEADS, METHODS

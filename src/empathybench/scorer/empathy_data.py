@@ -2,10 +2,12 @@
 
 The bundled sets were written and labelled by the project following
 docs/scorer-labelling-guide.md: replies to help-seeking messages, each rated 1–3 on the three
-components. ``empathy-labels-v2`` (the default) holds every ``empathy-labels-v1`` record
-unchanged plus replies in the casual peer-support register; each record names its writing
-``batch``. Every record carries a fixed ``split``, assigned by prompt, so no prompt appears in
-both the training and the test split.
+components. ``empathy-labels-v2`` holds every ``empathy-labels-v1`` record unchanged plus
+replies in the casual peer-support register; ``empathy-labels-v3`` (the default) holds v2
+unchanged plus batch ``w2``, written and labelled by a second, independent hand (casual forum
+register, length decorrelated from empathy; half its messages are test). Each record names
+its writing ``batch``. Every record carries a fixed ``split``, assigned by prompt, so no
+prompt appears in both the training and the test split.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from empathybench.errors import UserError
 from empathybench.jsonl import read_records
 
 COMPONENTS = ("cognitive", "emotional", "behavioral")
-BUNDLED_EMPATHY_LABELS = "empathy-labels-v2"
-BUNDLED_LABEL_SETS = ("empathy-labels-v1", "empathy-labels-v2")
-"""v1: the first 432 replies; v2: v1 plus 241 replies in the peer-support register."""
+BUNDLED_EMPATHY_LABELS = "empathy-labels-v3"
+BUNDLED_LABEL_SETS = ("empathy-labels-v1", "empathy-labels-v2", "empathy-labels-v3")
+"""v1: the first 432 replies; v2: v1 plus 241 replies in the peer-support register; v3: v2
+plus the second labeller's batch w2 (scripts/empathy_labels_v3/build.py)."""
 TEST_FRACTION = 0.2
 Split = Literal["train", "test"]
 

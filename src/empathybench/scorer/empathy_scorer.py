@@ -3,11 +3,14 @@
 Each component is on the seed study's 1–3 scale and ``empathy`` is their mean. Two methods,
 both a trained head on a frozen encoder: ``signals`` (the default; the embedding plus the reply
 signals of ``scorer.signals``: repetition, formulaic warmth, exploring questions, focus,
-bucketed length, message–reply similarity) and ``seed`` (the seed study's: the embedding
-alone). Shipped heads: ``empathy-v2`` (signals) and ``empathy-seed-v2`` (seed), both on
-empathy-labels-v2; ``empathy-v1`` (seed, v1 labels) is kept. ``train_empathy_scorer`` trains
-a new one, ``evaluate_empathy_scorer`` measures test MSE beside a mean-predictor baseline
-(``scorer.agreement`` gives Spearman beside length and lexicon baselines), and
+bounded length, interpretation and self-disclosure phrases, dismissive and stock phrases,
+overlap with the message) and ``seed`` (the seed study's: the embedding alone). A head records
+the signal names it was trained on, so heads of older signal versions keep working. Shipped
+heads: ``empathy-v3`` (signals-v2, ridge, empathy-labels-v3; the default), ``empathy-seed-v2``
+(seed); ``empathy-v2`` (signals-v1) and ``empathy-v1`` (seed, v1 labels) are kept.
+``train_empathy_scorer`` trains a new one, ``evaluate_empathy_scorer`` measures test MSE
+beside a mean-predictor baseline (``scorer.agreement`` gives Spearman beside length and
+lexicon baselines), and
 ``score_responses`` scores texts in batches (for reports, or as a reward function).
 """
 
@@ -46,9 +49,11 @@ METHODS = ("signals", "seed")
 """``signals``: embedding + reply signals (the default); ``seed``: the seed study's method,
 the frozen encoder's embedding alone."""
 DEFAULT_METHOD = "signals"
-BUNDLED_HEADS = {"signals": "empathy-v2", "seed": "empathy-seed-v2"}
-"""The shipped head of each method, both trained on empathy-labels-v2. ``empathy-v1`` (seed
-method, v1 labels) is kept so earlier figures can be reproduced."""
+BUNDLED_HEADS = {"signals": "empathy-v3", "seed": "empathy-seed-v2"}
+"""The shipped head of each method. ``empathy-v3`` (signals-v2, linear ridge head, train split
+of empathy-labels-v3) is the default. Earlier heads stay loadable by name (``--head
+empathy-v2``): ``empathy-v2`` (signals-v1, MLP, v2 labels), ``empathy-seed-v2`` and
+``empathy-v1`` (seed method, v1 labels)."""
 BUNDLED_EMPATHY_HEAD = BUNDLED_HEADS[DEFAULT_METHOD]
 SEED_STUDY_MSE = 0.3525
 """Overall test MSE reported by the seed study (frozen BERT, 100 hand-labelled examples)."""
@@ -96,11 +101,22 @@ def design_matrix(
     texts: Sequence[str],
     embeddings: Matrix,
     message_embeddings: Matrix | None,
+    *,
+    messages: Sequence[str] | None = None,
+    signal_names: Sequence[str] = SIGNAL_NAMES,
 ) -> Matrix:
-    """The head's input: the embedding (seed) or the embedding and the reply signals."""
+    """The head's input: the embedding (seed) or the embedding and the reply signals
+    ``signal_names`` (a head's own list; the messages' text feeds the overlap signals)."""
     if method == "seed":
         return embeddings
-    signals = reply_signals(texts, embeddings, _stock_embeddings(encoder), message_embeddings)
+    signals = reply_signals(
+        texts,
+        embeddings,
+        _stock_embeddings(encoder),
+        message_embeddings,
+        messages=messages,
+        names=signal_names,
+    )
     return np.concatenate([embeddings, signals], axis=1).astype(np.float32)
 
 
@@ -153,7 +169,15 @@ class EmpathyScorer:
         context = None
         if messages is not None and self.method == "signals":
             context = _encode_unique(self.encoder, messages, batch_size)
-        features = design_matrix(self.method, self.encoder, texts, embeddings, context)
+        features = design_matrix(
+            self.method,
+            self.encoder,
+            texts,
+            embeddings,
+            context,
+            messages=messages if context is not None else None,
+            signal_names=self.head.config.signals,
+        )
         return self.head.predict(features)
 
 
@@ -161,10 +185,21 @@ def bundled_head_dir(name: str) -> Path:
     return bundled_data_path(f"heads/{name}")
 
 
+def resolve_head_dir(head: Path) -> Path:
+    """``head`` itself, or the bundled head of that name (``empathy-v2``) when no such
+    directory exists but a bundled head does."""
+    if not head.exists() and head.name == str(head) and bundled_head_dir(head.name).is_dir():
+        return bundled_head_dir(head.name)
+    return head
+
+
 def load_empathy_scorer(
     head_dir: Path | None = None, *, method: str | None = None
 ) -> EmpathyScorer:
-    """The scorer saved in ``head_dir``, else the bundled head of ``method`` (default signals)."""
+    """The scorer saved in ``head_dir`` (a directory, or a bundled head's name), else the
+    bundled head of ``method`` (default signals)."""
+    if head_dir is not None:
+        head_dir = resolve_head_dir(head_dir)
     if head_dir is None:
         if (method or DEFAULT_METHOD) not in BUNDLED_HEADS:
             raise UserError(f"unknown scorer method {method!r}: use {' or '.join(METHODS)}")
@@ -220,15 +255,20 @@ def training_matrix(
     texts: Sequence[str],
     sources: Sequence[EmpathyLabel],
     embeddings: Matrix,
+    *,
+    signal_names: Sequence[str] = SIGNAL_NAMES,
 ) -> tuple[Matrix, Matrix]:
     """Inputs and targets; the signals method sees every reply with and without its message,
     so it scores a reply alone as well as a reply beside its message."""
     targets = _targets(sources)
     if method == "seed":
         return embeddings, targets
-    messages = _encode_unique(encoder, [r.prompt for r in sources], 64)
-    with_message = design_matrix(method, encoder, texts, embeddings, messages)
-    alone = design_matrix(method, encoder, texts, embeddings, None)
+    prompts = [r.prompt for r in sources]
+    messages = _encode_unique(encoder, prompts, 64)
+    with_message = design_matrix(
+        method, encoder, texts, embeddings, messages, messages=prompts, signal_names=signal_names
+    )
+    alone = design_matrix(method, encoder, texts, embeddings, None, signal_names=signal_names)
     return np.concatenate([with_message, alone]), np.concatenate([targets, targets])
 
 
@@ -240,8 +280,10 @@ def head_config(
     hidden_size: int,
     dropout: float,
     data: dict[str, object],
+    *,
+    signal_names: Sequence[str] = SIGNAL_NAMES,
 ) -> HeadConfig:
-    signals = list(SIGNAL_NAMES) if method == "signals" else []
+    signals = list(signal_names) if method == "signals" else []
     return HeadConfig(
         task="empathy",
         encoder=encoder_name,
