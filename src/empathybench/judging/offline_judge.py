@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-from empathybench.version import __version__
 from empathybench.errors import UserError
 from empathybench.judging.calibration import CalibrationReport, LabelledResponse, agreement_report
 from empathybench.judging.judge_calibration import (
@@ -57,6 +56,7 @@ from empathybench.scorer.heads import (
     load_head,
     train_head,
 )
+from empathybench.version import __version__
 
 __all__ = ["ReplyView", "judge_context", "judge_features", "reply_view"]
 
