@@ -32,7 +32,7 @@ import numpy.typing as npt
 from empathybench.analysis.text_metrics import distinct_n, words
 from empathybench.judging.answer_parser import names_person, parse_answer
 from empathybench.judging.response_fit import fit_rows
-from empathybench.records import SCENARIO_KINDS, AssistanceType, Scenario
+from empathybench.records import ASSISTANCE_TYPES, SCENARIO_KINDS, Scenario
 from empathybench.scorer.encoder import TextEncoder
 
 Matrix = npt.NDArray[np.float32]
@@ -165,15 +165,7 @@ _ENGLISH = frozenset(
         "sorry",
     ]
 )
-_ASSISTANCE: tuple[AssistanceType, ...] = (
-    "emotional_support",
-    "practical_help",
-    "information",
-    "challenge_belief",
-    "crisis_referral",
-    "celebrate",
-    "no_action_needed",
-)
+_ASSISTANCE = ASSISTANCE_TYPES
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 _LENGTH_EDGES = (3, 12, 40)
 """Word-count buckets: at most 3, 4–12, 13–40, more than 40."""

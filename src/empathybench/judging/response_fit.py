@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from empathybench.analysis.text_metrics import words
 from empathybench.judging.answer_parser import names_person
-from empathybench.records import Scenario
+from empathybench.records import ASSISTANCE_TYPES, Scenario
 
 Matrix = npt.NDArray[np.float32]
 
@@ -108,15 +108,7 @@ _PROFESSIONAL = _pattern(
 )
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 
-_ASSISTANCE = (
-    "emotional_support",
-    "practical_help",
-    "information",
-    "challenge_belief",
-    "crisis_referral",
-    "celebrate",
-    "no_action_needed",
-)
+_ASSISTANCE = ASSISTANCE_TYPES
 
 
 def _found(pattern: re.Pattern[str]) -> Callable[[str], float]:

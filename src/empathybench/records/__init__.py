@@ -13,6 +13,7 @@ suite bytes (and therefore suite hashes).
 from __future__ import annotations
 
 from empathybench.records.base import (
+    ASSISTANCE_TYPES,
     DIMENSIONS,
     KNOWN_SCHEMA_VERSIONS,
     LETTERS,
@@ -58,6 +59,7 @@ from empathybench.records.verdict import (
 )
 
 __all__ = [
+    "ASSISTANCE_TYPES",
     "DIMENSIONS",
     "KNOWN_SCHEMA_VERSIONS",
     "LETTERS",

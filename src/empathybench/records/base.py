@@ -51,6 +51,7 @@ AssistanceType = Literal[
     "celebrate",
     "no_action_needed",
 ]
+ASSISTANCE_TYPES: tuple[AssistanceType, ...] = get_args(AssistanceType)
 Letter = Literal["A", "B", "C"]
 LETTERS: tuple[Letter, ...] = get_args(Letter)
 Valence = Literal["positive", "negative"]
