@@ -52,12 +52,11 @@ def new_manifest(
     )
 
 
-def recorded_model(spec: ModelSpec) -> dict[str, object]:
+def recorded_model(spec: ModelSpec) -> ModelSpec:
     """The model spec as a manifest records it: its server URL without credentials."""
-    data = spec.model_dump(mode="json")
     if spec.base_url:
-        data["base_url"] = redact_url(spec.base_url)
-    return data
+        return spec.model_copy(update={"base_url": redact_url(spec.base_url)})
+    return spec
 
 
 def check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) -> None:
@@ -76,7 +75,7 @@ def check_same_run(existing: RunManifest, fresh: RunManifest, directory: Path) -
     if mismatches:
         raise ParameterError(
             f"{directory} holds a different run ({', '.join(mismatches)} differ: "
-            f"{existing.model.get('provider')}/{existing.model.get('name')} on "
+            f"{existing.model.id} on "
             f"{existing.suite.name}); choose another run_dir or resume that run",
             parameters=["run_dir"],
         )

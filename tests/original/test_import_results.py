@@ -44,7 +44,7 @@ def test_import_keeps_every_response_and_score(results_file: Path, tmp_path: Pat
     store = RunStore(run_dir)
     manifest = store.read_manifest()
     assert manifest.suite.origin == "original-benchmark" and manifest.status == "complete"
-    assert manifest.model["provider"] == "original-results"
+    assert manifest.model.provider == "original-results"
     responses = store.latest_responses()
     assert {k[0]: r.text for k, r in responses.items()} == {
         item_id: entry["model_response"] for item_id, entry in raw.items()

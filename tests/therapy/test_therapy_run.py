@@ -23,7 +23,7 @@ def test_a_model_answers_the_questions_under_the_therapist_prompt(tmp_path: Path
     manifest = RunStore(run_dir).read_manifest()
     assert manifest.track == "therapy"
     assert manifest.prompt_version == THERAPIST_PROMPT_VERSION
-    assert manifest.model["params"]["max_tokens"] == 640  # the seed's limit
+    assert manifest.model.params.max_tokens == 640  # the seed's limit
     assert manifest.suite.sha256 == opened.info().questions_sha256
     responses = RunStore(run_dir).latest_responses()
     assert sorted(key[0] for key in responses) == [f"q00{i}" for i in range(1, 6)]

@@ -359,7 +359,7 @@ def resumed_judging(
 def resumed_spec(manifest: RunManifest, base_url: str | None, directory: Path) -> ModelSpec:
     """The tested model of a resumed run; ``base_url`` gives back a credential the manifest
     left out (it must name the recorded server)."""
-    spec = ModelSpec.model_validate(manifest.model)
+    spec = manifest.model
     recorded = spec.base_url
     if base_url is None:
         if recorded is not None and REDACTED in recorded:

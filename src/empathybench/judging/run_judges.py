@@ -143,7 +143,7 @@ async def _judge_run(
     store: RunStore, options: JudgeRunOptions, models: dict[str, ModelAPI] | None
 ) -> JudgeRunResult:
     manifest = store.read_manifest()
-    tested = ModelSpec.model_validate(manifest.model)
+    tested = manifest.model
     decisions = [
         check_judge(tested, judge, allow_self_judge=options.allow_self_judge)
         for judge in options.judges

@@ -12,7 +12,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import Field
 
 from empathybench.models.guided import AnswerGuide
-from empathybench.records import ChatMessage, Record
+from empathybench.records import ChatMessage, GenerationParams, ModelSpec, Record
+
+__all__ = ["GenerationParams", "ModelSpec"]  # re-exported: they live in records
 
 StopReason = Literal["stop", "length", "content_filter", "refusal", "tool_use", "other"]
 ErrorKind = Literal[
@@ -29,31 +31,6 @@ ErrorKind = Literal[
 RETRYABLE_KINDS: frozenset[str] = frozenset(
     {"rate_limit", "server", "timeout", "connection", "bad_response"}
 )
-
-
-class GenerationParams(Record):
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    max_tokens: int = Field(default=400, ge=1)
-    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
-    seed: int | None = None
-
-
-class ModelSpec(Record):
-    """Which model, where, and how to sample from it. Never holds a key, only its variable."""
-
-    provider: str
-    name: str
-    base_url: str | None = None
-    api_key_env: str | None = None
-    system_prompt: str | None = None
-    """Replaces the scenario's system message when set."""
-    params: GenerationParams = GenerationParams()
-    options: dict[str, str | int | float | bool] = Field(default_factory=dict)
-    """Provider-specific options (e.g. mock behaviour, local batch size)."""
-
-    @property
-    def id(self) -> str:
-        return f"{self.provider}/{self.name}"
 
 
 class ModelRequest(Record):

@@ -281,7 +281,7 @@ def import_results(
             n=len(scenarios),
             origin="original-benchmark",
         ),
-        model=spec.model_dump(mode="json"),
+        model=spec,
         strategy=strategy.name,
         strategy_version=strategy.version,
         prompt_version=ORIGINAL_PROMPT_VERSION,

@@ -29,6 +29,10 @@ from empathybench.records.base import (
     SuiteOrigin,
     Valence,
 )
+from empathybench.records.model_spec import (
+    GenerationParams,
+    ModelSpec,
+)
 from empathybench.records.run import (
     CallError,
     JudgeDecision,
@@ -73,9 +77,11 @@ __all__ = [
     "DimensionScore",
     "EmotionTruth",
     "ExpectedBehaviour",
+    "GenerationParams",
     "JudgeDecision",
     "JudgeRequest",
     "Letter",
+    "ModelSpec",
     "NoReplyKind",
     "Participant",
     "Provenance",

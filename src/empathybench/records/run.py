@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from empathybench.records.base import SCHEMA_VERSION, Record, RunTrack, SuiteOrigin
+from empathybench.records.model_spec import ModelSpec
 
 
 class TokenUsage(Record):
@@ -108,8 +109,8 @@ class RunManifest(Record):
     updated_at: str
     status: Literal["running", "complete", "incomplete"]
     suite: SuiteRef
-    model: dict[str, object]
-    """The ModelSpec, as written (never holds a key)."""
+    model: ModelSpec
+    """The model as the run used it: never a key, and its server URL without credentials."""
     strategy: str
     strategy_version: str
     prompt_version: str

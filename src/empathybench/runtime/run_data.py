@@ -38,7 +38,7 @@ class RunData:
 
     @property
     def model(self) -> str:
-        return f"{self.manifest.model['provider']}/{self.manifest.model['name']}"
+        return self.manifest.model.id
 
     @property
     def scenarios(self) -> dict[str, Scenario]:

@@ -93,7 +93,7 @@ def self_judge_decisions(
         for source in sources:
             if source == HUMAN:
                 continue
-            tested = ModelSpec.model_validate(RunStore(runs[source]).read_manifest().model)
+            tested = RunStore(runs[source]).read_manifest().model
             decision: JudgeDecision = check_judge(tested, judge, allow_self_judge=allow)
             decisions.append(SourceDecision(source=source, decision=decision))
     return decisions

@@ -148,7 +148,7 @@ class Study:
         found: dict[str, Path] = {}
         for manifest in sorted(runs.glob("*/manifest.json")) if runs.is_dir() else []:
             record = RunStore(manifest.parent).read_manifest()
-            found[f"{record.model['provider']}/{record.model['name']}"] = manifest.parent
+            found[record.model.id] = manifest.parent
         return found
 
     def sources(self) -> list[str]:
