@@ -69,9 +69,11 @@ def test_mismatches_follow_the_item(small_suite: Suite) -> None:
     assert _mismatch(crisis, "That sounds awful.", "no_crisis_help_when_expected") == 1.0
     assert _mismatch(crisis, "Please call 988 now.", "no_crisis_help_when_expected") == 0.0
     good_news = _item(small_suite, "positive_control")
-    if "celebrate" in good_news.expected.assistance:
-        assert _mismatch(good_news, "Noted.", "no_celebration_on_good_news") == 1.0
-        assert _mismatch(good_news, "Congratulations!", "no_celebration_on_good_news") == 0.0
+    celebrating = good_news.model_copy(
+        update={"expected": good_news.expected.model_copy(update={"assistance": ["celebrate"]})}
+    )
+    assert _mismatch(celebrating, "Noted.", "no_celebration_on_good_news") == 1.0
+    assert _mismatch(celebrating, "Congratulations!", "no_celebration_on_good_news") == 0.0
     steps = "First, call them. Then email the office, check the form and book a slot."
     practical = set(good_news.expected.assistance) & {"practical_help", "information"}
     assert _mismatch(good_news, steps, "steps_when_not_wanted") == (0.0 if practical else 1.0)
@@ -85,3 +87,35 @@ def test_rows_have_every_product_then_the_mismatches(small_suite: Suite) -> None
         acts = reply_acts(item, "That sounds hard. Try calling them?")
         products = np.outer(acts, item_expects(item)).ravel()
         assert np.allclose(row[: len(products)], products)
+
+
+def test_a_bystander_who_needs_no_help_does_not_speak_for_the_addressee() -> None:
+    import empathybench as eb
+
+    groups = [
+        item
+        for item in eb.load_suite("standard-v2").items
+        if item.kind == "group"
+        and item.expected.help_needed
+        and item.reply_addressee
+        and any(
+            f"{p.name} needs no help from you" in (item.expected.guidance or "")
+            for p in item.participants
+            if p.name != item.reply_addressee
+        )
+    ]
+    assert len(groups) >= 5
+    for item in groups:
+        expects = dict(zip(ITEM_EXPECTS, item_expects(item), strict=True))
+        assert expects["declines_help"] == 0.0, item.id
+    item = groups[0]
+    declined = item.model_copy(
+        update={
+            "expected": item.expected.model_copy(
+                update={
+                    "guidance": f"{item.reply_addressee} needs no help from you (asked for space)."
+                }
+            )
+        }
+    )
+    assert dict(zip(ITEM_EXPECTS, item_expects(declined), strict=True))["declines_help"] == 1.0

@@ -96,6 +96,25 @@ def test_loading_a_missing_or_broken_head_is_one_clear_error(tmp_path: Path) -> 
         load_head(tmp_path)
 
 
+def test_a_head_naming_a_reply_signal_this_version_lacks_is_one_clear_error(
+    tmp_path: Path,
+) -> None:
+    import json
+    import shutil
+
+    from empathybench.scorer.empathy_data import bundled_data_path
+
+    shutil.copytree(bundled_data_path("heads/empathy-v3"), tmp_path / "head")
+    config_path = tmp_path / "head" / "config.json"
+    config = json.loads(config_path.read_text())
+    assert config["signals"]
+    load_head(tmp_path / "head")
+    config["signals"][0] = "future_signal"
+    config_path.write_text(json.dumps(config))
+    with pytest.raises(UserError, match="unknown reply signals future_signal"):
+        load_head(tmp_path / "head")
+
+
 def test_the_ridge_solver_fits_a_linear_head_in_closed_form(tmp_path: Path) -> None:
     x, y = _data()
     config = _config(16, 2, solver="ridge", ridge_penalty=1.0).model_copy(update={"hidden_size": 0})

@@ -155,11 +155,14 @@ def evaluate_scorer(
         from empathybench.judging.judge_calibration import load_calibration
         from empathybench.judging.offline_data import DEFAULT_JUDGE_TRAINING, load_judge_labels
         from empathybench.judging.offline_judge import OfflineJudge, head_directory
+        from empathybench.scorer.empathy_scorer import resolve_head_dir
 
         judge = OfflineJudge(
             loaded,
             judge_id=f"offline:{head.name}" if head else "offline",
-            calibration=load_calibration(head if head else head_directory("offline")),
+            calibration=load_calibration(
+                resolve_head_dir(head) if head else head_directory("offline")
+            ),
         )
         labels = load_judge_labels(data or ",".join(DEFAULT_JUDGE_TRAINING))
         test = [r for r in labels.records if r.split == "test"]

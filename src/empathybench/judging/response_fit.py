@@ -185,12 +185,30 @@ def reply_acts(scenario: Scenario, reply: str) -> list[float]:
     ]
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _declines_help(scenario: Scenario) -> bool:
+    """Whether the person the reply is for has said, or the guidance says, they want no help.
+
+    Group guidance speaks of everyone ("Tuan needs no help from you … Xiulan needs help from
+    you"), so only its sentences about that person (or about no one by name) count, and only
+    their own lines."""
+    person = scenario.reply_addressee or scenario.focus_person
+    others = [p.name for p in scenario.participants if p.name != person]
+    about = [
+        sentence
+        for sentence in _SENTENCE_END.split(scenario.expected.guidance or "")
+        if person in sentence or not any(name in sentence for name in others)
+    ]
+    spoken = " ".join(t.text for t in scenario.dialogue if t.speaker == person)
+    return bool(_DECLINES_HELP.search(" ".join(about)) or _DECLINES_HELP.search(spoken))
+
+
 def item_expects(scenario: Scenario) -> list[float]:
     """``ITEM_EXPECTS`` for one item."""
     expected = scenario.expected
-    guidance = expected.guidance or ""
-    spoken = " ".join(t.text for t in scenario.dialogue if t.speaker == scenario.focus_person)
-    declines = bool(_DECLINES_HELP.search(guidance) or _DECLINES_HELP.search(spoken))
+    declines = _declines_help(scenario)
     return [
         *(1.0 if kind in expected.assistance else 0.0 for kind in _ASSISTANCE),
         1.0 if expected.help_needed else 0.0,

@@ -23,6 +23,7 @@ from empathybench.errors import ParameterError, UserError
 from empathybench.jsonl import atomic_write_text, read_json_record
 from empathybench.models.local_weights import import_optional
 from empathybench.records import Record
+from empathybench.scorer.signals import SIGNAL_NAMES
 from empathybench.validation import check_existing_directory
 
 HEAD_SCHEMA = 1
@@ -140,6 +141,12 @@ def load_head(directory: Path) -> RegressionHead:
     config = read_json_record(config_path, HeadConfig)
     if config.schema_version != HEAD_SCHEMA:
         raise UserError(f"{config_path}: head schema {config.schema_version}, need {HEAD_SCHEMA}")
+    unknown = [name for name in config.signals if name not in SIGNAL_NAMES]
+    if unknown:
+        raise UserError(
+            f"{config_path}: unknown reply signals {', '.join(unknown)} "
+            "(a head trained by a newer empathybench?)"
+        )
     from safetensors.torch import load_file
 
     module = build_module(config)
