@@ -16,8 +16,11 @@ import json
 import os
 import sqlite3
 import threading
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from empathybench.errors import ParameterError, UserError
 from empathybench.models.base import ModelOutput, ModelRequest, ModelSpec
@@ -60,6 +63,12 @@ def cache_key(
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
+BUSY_TIMEOUT_S = 30.0
+"""How long a write waits for another process holding the cache database."""
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 
 def check_cache_path(path: Path | None, parameter: str = "cache") -> None:
@@ -73,7 +82,11 @@ def check_cache_path(path: Path | None, parameter: str = "cache") -> None:
 
 
 class ResponseCache:
-    """Thread-safe get/put of ModelOutput by key."""
+    """Thread-safe get/put of ModelOutput by key.
+
+    The cache only saves calls: once it is open, a row that no longer reads (a corrupt value, an
+    older format) is a miss, and a write that fails (another process holding the database past
+    the busy timeout) is a warning, so a paid answer is never lost to the cache."""
 
     def __init__(self, path: Path) -> None:
         check_cache_path(path)
@@ -81,7 +94,9 @@ class ResponseCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         try:
-            self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._connection = sqlite3.connect(
+                path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S
+            )
             self._connection.execute("PRAGMA journal_mode=WAL")
             self._connection.execute("PRAGMA synchronous=NORMAL")
             self._connection.execute(
@@ -92,22 +107,27 @@ class ResponseCache:
             raise UserError(f"{path}: cannot use as the response cache ({error})") from None
 
     def get(self, key: str) -> ModelOutput | None:
-        with self._lock:
-            row = self._connection.execute(
-                "SELECT value FROM responses WHERE key = ?", (key,)
-            ).fetchone()
-        if row is None:
+        try:
+            with self._lock:
+                row = self._connection.execute(
+                    "SELECT value FROM responses WHERE key = ?", (key,)
+                ).fetchone()
+            return None if row is None else ModelOutput.model_validate_json(row[0])
+        except (sqlite3.Error, ValidationError) as error:
+            _warn(f"{self.path}: cannot read a cached answer, calling the model instead ({error})")
             return None
-        return ModelOutput.model_validate_json(row[0])
 
     def put(self, key: str, model_id: str, output: ModelOutput) -> None:
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        with self._lock:
-            self._connection.execute(
-                "INSERT OR REPLACE INTO responses (key, model, value, created_at) "
-                "VALUES (?, ?, ?, ?)",
-                (key, model_id, output.model_dump_json(), created),
-            )
+        try:
+            with self._lock:
+                self._connection.execute(
+                    "INSERT OR REPLACE INTO responses (key, model, value, created_at) "
+                    "VALUES (?, ?, ?, ?)",
+                    (key, model_id, output.model_dump_json(), created),
+                )
+        except sqlite3.Error as error:
+            _warn(f"{self.path}: answer kept but not cached ({error})")
 
     def discard(self, key: str) -> None:
         """Forget ``key`` (an answer that turned out unusable must not be served again)."""
