@@ -3,15 +3,17 @@ the object back, leaving (also on an error) calls its ``close``."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import TypeVar
 
 ClosingT = TypeVar("ClosingT", bound="Closing")
 
 
-class Closing:
+class Closing(ABC):
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """Release the file or connection (called once, on leaving ``with``)."""
 
     def __enter__(self: ClosingT) -> ClosingT:
         return self
