@@ -1,37 +1,49 @@
-"""Build empathy-labels-v3.jsonl: every empathy-labels-v2 record unchanged, plus the w2 batch.
+"""Build a bundled empathy label set: an earlier set unchanged, plus new labellers' batches.
 
-The w2 batch (a second, independent labeller; casual forum register, length decorrelated
-from empathy) is split by message with a fixed salt before any result was looked at:
-``split_for(prompt_id, test_fraction=0.5, salt="w2-half")``. The batch file's own ``split``
-field is replaced by that split; its other fields are kept.
+Each new batch is split by message with a fixed salt before any result is looked at
+(``split_for(prompt_id, test_fraction, salt)``); the batch file's own ``split`` field is
+replaced by that split and ``batch`` is set to the batch name; its other fields are kept.
 
-    python scripts/empathy_labels_v3/build.py W2_JSONL
+    # v3 = v2 + w2 (second labeller), split salt w2-half
+    python scripts/build_empathy_labels.py --base empathy-labels-v2.jsonl \
+        --out empathy-labels-v3.jsonl --salt w2-half w2=W2_JSONL
+    # v4 = v3 + w3 + w4 (two more independent labellers), split salt w34-half
+    python scripts/build_empathy_labels.py --base empathy-labels-v3.jsonl \
+        --out empathy-labels-v4.jsonl --salt w34-half w3=W3_JSONL w4=W4_JSONL
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
 
 from empathybench.scorer.empathy_data import EmpathyLabel, bundled_data_path, split_for
 
-W2_SALT = "w2-half"
-
 
 def main() -> None:
-    source = Path(sys.argv[1])
-    v2 = bundled_data_path("empathy-labels-v2.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = [line for line in v2 if line.strip()]
-    for line in source.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        record = json.loads(line)
-        EmpathyLabel.model_validate(record)  # refuse a malformed row
-        record["split"] = split_for(record["prompt_id"], test_fraction=0.5, salt=W2_SALT)
-        record["batch"] = "w2"
-        rows.append(json.dumps(record, ensure_ascii=False))
-    target = bundled_data_path("empathy-labels-v3.jsonl")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--base", required=True, help="bundled set kept unchanged")
+    parser.add_argument("--out", required=True, help="bundled set to write")
+    parser.add_argument("--salt", required=True)
+    parser.add_argument("--test-fraction", type=float, default=0.5)
+    parser.add_argument("batches", nargs="+", help="NAME=JSONL, one per new batch")
+    args = parser.parse_args()
+    base = bundled_data_path(args.base).read_text(encoding="utf-8").splitlines()
+    rows = [line for line in base if line.strip()]
+    for batch in args.batches:
+        name, _, source = batch.partition("=")
+        for line in Path(source).read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            EmpathyLabel.model_validate(record)  # refuse a malformed row
+            record["split"] = split_for(
+                record["prompt_id"], test_fraction=args.test_fraction, salt=args.salt
+            )
+            record["batch"] = name
+            rows.append(json.dumps(record, ensure_ascii=False))
+    target = bundled_data_path(args.out)
     target.write_text("\n".join(rows) + "\n", encoding="utf-8")
     print(f"wrote {target}: {len(rows)} records")
 

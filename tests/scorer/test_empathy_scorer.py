@@ -47,7 +47,7 @@ LOOPS = Path(__file__).parent / "fixtures" / "smollm2-therapy-loops.jsonl"
 
 def test_the_bundled_labels_are_large_enough_and_split_by_prompt() -> None:
     labels = load_empathy_labels()
-    assert labels.name == "empathy-labels-v3" and len(labels.records) >= 950
+    assert labels.name == "empathy-labels-v4" and len(labels.records) >= 1600
     train, test = labels.part("train"), labels.part("test")
     assert len(test) >= 60 and len(train) >= 300
     assert not {r.prompt_id for r in train} & {r.prompt_id for r in test}
@@ -163,7 +163,7 @@ def test_v1_labels_stay_reproducible_inside_v2() -> None:
 
 
 def test_v2_labels_stay_inside_v3_and_w2_is_split_by_message_with_a_fixed_salt() -> None:
-    v2, v3 = load_empathy_labels("empathy-labels-v2"), load_empathy_labels()
+    v2, v3 = load_empathy_labels("empathy-labels-v2"), load_empathy_labels("empathy-labels-v3")
     by_id = {r.id: r for r in v3.records}
     assert all(by_id[r.id] == r for r in v2.records)
     w2 = [r for r in v3.records if r.batch == "w2"]
@@ -172,8 +172,24 @@ def test_v2_labels_stay_inside_v3_and_w2_is_split_by_message_with_a_fixed_salt()
         assert record.split == split_for(record.prompt_id, test_fraction=0.5, salt="w2-half")
     test_messages = {r.prompt_id for r in w2 if r.split == "test"}
     assert 15 <= len(test_messages) <= len({r.prompt_id for r in w2}) - 15
+    shipped_v3 = load_empathy_scorer(Path("empathy-v3"))
+    assert shipped_v3.head.config.data["sha256"] == v3.sha256
+
+
+def test_v3_labels_stay_inside_v4_and_w3_w4_are_split_by_message_with_a_fixed_salt() -> None:
+    v3, v4 = load_empathy_labels("empathy-labels-v3"), load_empathy_labels()
+    by_id = {r.id: r for r in v4.records}
+    assert all(by_id[r.id] == r for r in v3.records)
+    new = [r for r in v4.records if r.batch in ("w3", "w4")]
+    assert len(new) >= 600 and len(v4.records) == len(v3.records) + len(new)
+    for batch in ("w3", "w4"):
+        rows = [r for r in new if r.batch == batch]
+        for record in rows:
+            assert record.split == split_for(record.prompt_id, test_fraction=0.5, salt="w34-half")
+        test_messages = {r.prompt_id for r in rows if r.split == "test"}
+        assert 12 <= len(test_messages) <= len({r.prompt_id for r in rows}) - 12
     default = load_empathy_scorer()
-    assert default.head.config.data["sha256"] == v3.sha256
+    assert default.head.config.data["sha256"] == v4.sha256
 
 
 def test_earlier_heads_load_by_name_with_their_own_signals() -> None:

@@ -229,7 +229,7 @@ def test_flag_appends_one_row_with_the_text_and_its_scores(page: Page, server: S
     [row] = rows
     flagged = [row[name] for name in ("cognitive", "emotional", "behavioral", "empathy")]
     assert [f"{float(value):.2f}" for value in flagged] == shown
-    assert row["scorer"] == "bundled:empathy-v3"
+    assert row["scorer"] == "bundled:empathy-v4"
     assert datetime.fromisoformat(row["flagged_at"]).utcoffset() == timedelta(0)
 
 

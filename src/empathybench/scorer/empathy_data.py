@@ -3,9 +3,12 @@
 The bundled sets were written and labelled by the project following
 docs/scorer-labelling-guide.md: replies to help-seeking messages, each rated 1–3 on the three
 components. ``empathy-labels-v2`` holds every ``empathy-labels-v1`` record unchanged plus
-replies in the casual peer-support register; ``empathy-labels-v3`` (the default) holds v2
-unchanged plus batch ``w2``, written and labelled by a second, independent hand (casual forum
-register, length decorrelated from empathy; half its messages are test). Each record names
+replies in the casual peer-support register; ``empathy-labels-v3`` holds v2 unchanged plus
+batch ``w2``, written and labelled by a second, independent hand (casual forum register,
+length decorrelated from empathy; half its messages are test); ``empathy-labels-v4`` (the
+default) holds v3 unchanged plus batches ``w3`` and ``w4`` from two more independent hands
+(forum, friend, volunteer, assistant and therapist replies; half their messages are test,
+salt ``w34-half``). Each record names
 its writing ``batch``. Every record carries a fixed ``split``, assigned by prompt, so no
 prompt appears in both the training and the test split.
 """
@@ -23,10 +26,16 @@ from empathybench.errors import UserError
 from empathybench.jsonl import read_records
 
 COMPONENTS = ("cognitive", "emotional", "behavioral")
-BUNDLED_EMPATHY_LABELS = "empathy-labels-v3"
-BUNDLED_LABEL_SETS = ("empathy-labels-v1", "empathy-labels-v2", "empathy-labels-v3")
+BUNDLED_EMPATHY_LABELS = "empathy-labels-v4"
+BUNDLED_LABEL_SETS = (
+    "empathy-labels-v1",
+    "empathy-labels-v2",
+    "empathy-labels-v3",
+    "empathy-labels-v4",
+)
 """v1: the first 432 replies; v2: v1 plus 241 replies in the peer-support register; v3: v2
-plus the second labeller's batch w2 (scripts/empathy_labels_v3/build.py)."""
+plus the second labeller's batch w2; v4: v3 plus batches w3 and w4 of two more labellers
+(scripts/build_empathy_labels.py)."""
 TEST_FRACTION = 0.2
 Split = Literal["train", "test"]
 

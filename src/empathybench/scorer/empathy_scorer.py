@@ -6,8 +6,9 @@ signals of ``scorer.signals``: repetition, formulaic warmth, exploring questions
 bounded length, interpretation and self-disclosure phrases, dismissive and stock phrases,
 overlap with the message) and ``seed`` (the seed study's: the embedding alone). A head records
 the signal names it was trained on, so heads of older signal versions keep working. Shipped
-heads: ``empathy-v3`` (signals-v2, ridge, empathy-labels-v3; the default), ``empathy-seed-v2``
-(seed); ``empathy-v2`` (signals-v1) and ``empathy-v1`` (seed, v1 labels) are kept.
+heads: ``empathy-v4`` (signals-v2, ridge, empathy-labels-v4; the default), ``empathy-seed-v2``
+(seed); ``empathy-v3`` (the same recipe on v3 labels), ``empathy-v2`` (signals-v1) and
+``empathy-v1`` (seed, v1 labels) are kept.
 ``train_empathy_scorer`` trains a new one, ``evaluate_empathy_scorer`` measures test MSE
 beside a mean-predictor baseline (``scorer.agreement`` gives Spearman beside length and
 lexicon baselines), and
@@ -49,10 +50,11 @@ METHODS = ("signals", "seed")
 """``signals``: embedding + reply signals (the default); ``seed``: the seed study's method,
 the frozen encoder's embedding alone."""
 DEFAULT_METHOD = "signals"
-BUNDLED_HEADS = {"signals": "empathy-v3", "seed": "empathy-seed-v2"}
-"""The shipped head of each method. ``empathy-v3`` (signals-v2, linear ridge head, train split
-of empathy-labels-v3) is the default. Earlier heads stay loadable by name (``--head
-empathy-v2``): ``empathy-v2`` (signals-v1, MLP, v2 labels), ``empathy-seed-v2`` and
+BUNDLED_HEADS = {"signals": "empathy-v4", "seed": "empathy-seed-v2"}
+"""The shipped head of each method. ``empathy-v4`` (signals-v2, linear ridge head, train split
+of empathy-labels-v4) is the default. Earlier heads stay loadable by name (``--head
+empathy-v3``): ``empathy-v3`` (the same recipe on v3 labels), ``empathy-v2`` (signals-v1,
+MLP, v2 labels), ``empathy-seed-v2`` and
 ``empathy-v1`` (seed method, v1 labels)."""
 BUNDLED_EMPATHY_HEAD = BUNDLED_HEADS[DEFAULT_METHOD]
 SEED_STUDY_MSE = 0.3525
