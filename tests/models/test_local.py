@@ -212,8 +212,3 @@ def test_dtype_option_picks_the_engine_and_bfloat16_answers() -> None:
     assert [o.text for o in ask(half, *(request(p) for p in PROMPTS))] == [o.text for o in first]
     ask(default, request(PROMPTS[0]))
     assert default.engine.model.dtype == torch.float32
-
-
-def test_unknown_dtype_is_a_user_error_before_any_load() -> None:
-    with pytest.raises(UserError, match="dtype must be one of float32, bfloat16"):
-        parse_model_id("local/smollm2", options={"dtype": "float16"})

@@ -14,7 +14,7 @@ from empathybench.errors import ParameterError, UserError
 from empathybench.extras import require_module
 from empathybench.models.base import GenerationParams, ModelAPI, ModelSpec
 from empathybench.models.guided import ANSWER_MODES, AnswerMode
-from empathybench.models.local_precision import dtype_option
+from empathybench.models.local_precision import DEFAULT_DTYPE, dtype_option
 from empathybench.validation import check_number, check_url
 
 
@@ -149,8 +149,10 @@ def parse_model_id(
             "openai-compatible models need base_url (e.g. http://127.0.0.1:8000/v1)",
             parameters=["base_url"],
         )
-    if provider_name == "local":
-        dtype_option(options or {})  # an unknown number format fails before any load
+    if provider_name == "local" and options:
+        dtype_option(options)  # an unknown number format fails before any load
+        if options.get("dtype") == DEFAULT_DTYPE:  # never recorded: one cache key per setting
+            options = {key: value for key, value in options.items() if key != "dtype"}
     return ModelSpec(
         provider=provider_name,
         name=name,
