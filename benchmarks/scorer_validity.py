@@ -4,7 +4,8 @@ Compares, per target (cognitive, emotional, behavioral, empathy = their mean), S
 the labels (bootstrap 95% CIs over messages) of three recipes, each trained here on the same
 rows, and the trivial baselines:
 
-- ``signals-v2 ridge``: the default (``empathy-v3``): embedding + signals-v2, a linear head
+- ``signals-v2 ridge``: ``empathy-v3``'s recipe (also ``empathy-v4``'s, the default, trained on
+  v4 labels: see docs/scorer.md): embedding + signals-v2, a linear head
   fitted in closed form (ridge, penalty 3000 on standardised features);
 - ``signals-v1 mlp``: the previous default's recipe (``empathy-v2``): embedding + the 19
   signals-v1, the seed's MLP and AdamW settings;
@@ -248,8 +249,8 @@ def main() -> None:
                 settings=TrainingSettings(solver="ridge"),
                 hidden_size=0,
             )
-            shipped.save(bundled_head_dir(BUNDLED_HEADS["signals"]))
-            print(f"saved {bundled_head_dir(BUNDLED_HEADS['signals'])}")
+            shipped.save(bundled_head_dir("empathy-v3"))  # this script's labels are v3's
+            print(f"saved {bundled_head_dir('empathy-v3')}")
     previous = load_empathy_scorer(bundled_head_dir("empathy-v2"))
     previous.encoder = encoder
     held["shipped empathy-v2"] = predict(previous.head, encoder, test_part)

@@ -31,18 +31,28 @@ def main() -> None:
     args = parser.parse_args()
     base = bundled_data_path(args.base).read_text(encoding="utf-8").splitlines()
     rows = [line for line in base if line.strip()]
+    ids = {json.loads(line)["id"] for line in rows}
+    messages = {json.loads(line)["prompt_id"] for line in rows}
     for batch in args.batches:
         name, _, source = batch.partition("=")
+        if not name or not source:
+            parser.error(f"{batch!r}: give each batch as NAME=JSONL")
+        new_messages: set[str] = set()
         for line in Path(source).read_text(encoding="utf-8").splitlines():
             if not line.strip():
                 continue
             record = json.loads(line)
             EmpathyLabel.model_validate(record)  # refuse a malformed row
+            if record["id"] in ids or record["prompt_id"] in messages:
+                parser.error(f"{source}: {record['id']} reuses an id or message of the sets before")
+            ids.add(record["id"])
+            new_messages.add(record["prompt_id"])
             record["split"] = split_for(
                 record["prompt_id"], test_fraction=args.test_fraction, salt=args.salt
             )
             record["batch"] = name
             rows.append(json.dumps(record, ensure_ascii=False))
+        messages |= new_messages
     target = bundled_data_path(args.out)
     target.write_text("\n".join(rows) + "\n", encoding="utf-8")
     print(f"wrote {target}: {len(rows)} records")

@@ -208,6 +208,8 @@ def test_dtype_option_picks_the_engine_and_bfloat16_answers() -> None:
     assert half.engine is not default.engine
     first = ask(half, *(request(p) for p in PROMPTS))
     assert half.engine.model.dtype == torch.bfloat16
+    buffers = dict(half.engine.model.named_buffers())  # rotary frequencies stay float32
+    assert buffers and all(buffer.dtype == torch.float32 for buffer in buffers.values())
     assert all(output.text and output.output_tokens >= 1 for output in first)
     assert [o.text for o in ask(half, *(request(p) for p in PROMPTS))] == [o.text for o in first]
     ask(default, request(PROMPTS[0]))

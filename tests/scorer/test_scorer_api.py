@@ -69,3 +69,15 @@ def test_score_text_and_robustness_are_typed(tmp_path: Path) -> None:
     parts = (scores.cognitive, scores.emotional, scores.behavioral)
     assert all(1.0 <= value <= 3.0 for value in parts)
     assert scores.empathy == pytest.approx(sum(parts) / 3, abs=1e-6)
+
+
+def test_evaluate_takes_several_batches() -> None:
+    """``batch="w3,w4"`` keeps the test rows of either batch (and only those)."""
+    from empathybench.scorer.empathy_data import load_empathy_labels
+
+    test = load_empathy_labels().part("test")
+    both = eb.evaluate_scorer(batch="w3,w4", resamples=100).agreement
+    one = eb.evaluate_scorer(batch="w3", resamples=100).agreement
+    assert both is not None and one is not None
+    assert one.n == sum(r.batch == "w3" for r in test) > 100
+    assert both.n == sum(r.batch in ("w3", "w4") for r in test) > one.n

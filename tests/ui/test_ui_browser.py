@@ -335,8 +335,11 @@ def test_a_run_opens_with_its_table_figures_and_items(page: Page, server: Server
     images = page.page.locator("#runs-figures img")
     expect(images.first).to_be_visible(timeout=STEP_TIMEOUT_MS)
     assert images.count() >= 3
-    assert page.page.evaluate(
-        "[...document.querySelectorAll('#runs-figures img')].every(i => i.naturalWidth > 0)"
+    # Every figure decodes (waits while they load; a broken image never gets a width).
+    page.page.wait_for_function(
+        "[...document.querySelectorAll('#runs-figures img')]"
+        ".every(i => i.complete && i.naturalWidth > 0)",
+        timeout=STEP_TIMEOUT_MS,
     )
     page.choose("runs-item-picker", 1)
     label = page.field("runs-item-picker").input_value()

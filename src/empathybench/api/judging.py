@@ -19,7 +19,7 @@ from empathybench.judging.offline_judge import (
 )
 from empathybench.judging.run_judges import JudgeRunOptions, JudgeRunResult, judge_run
 from empathybench.models.base import ModelSpec
-from empathybench.models.registry import parse_model_id, resolve_api_key
+from empathybench.models.registry import parse_model_id, recorded_spec, resolve_api_key
 from empathybench.progress import ProgressCallback
 from empathybench.runtime.directory_lock import hold_directory
 from empathybench.runtime.event_loop import blocking_twin
@@ -58,7 +58,7 @@ def plan_judges(
             check_offline_judge(judge_id)
     offline = [j for j in judges if isinstance(j, str) and is_offline_judge(j)]
     llm = [
-        j
+        recorded_spec(j)
         if isinstance(j, ModelSpec)
         else parse_model_id(j, base_url=base_url, options=dict(options or {}))
         for j in judges

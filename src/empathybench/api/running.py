@@ -21,7 +21,7 @@ from empathybench.judging.run_judges import JudgeRunResult
 from empathybench.models.base import GenerationParams, ModelSpec
 from empathybench.models.defaults import DEFAULT_MODEL, default_connections, default_max_tokens
 from empathybench.models.guided import AnswerMode
-from empathybench.models.registry import parse_model_id, resolve_api_key
+from empathybench.models.registry import parse_model_id, recorded_spec, resolve_api_key
 from empathybench.progress import ProgressCallback
 from empathybench.records import JudgeRequest, RunManifest, Suite
 from empathybench.runner import (
@@ -98,10 +98,14 @@ def model_spec(
     )
 
 
-def default_run_dir(suite: str, model_id: str, strategy: str, answer_mode: str = "free") -> Path:
-    """``runs/SUITE__MODEL__STRATEGY``, with ``__guided`` for guided answers (so a guided run
-    never lands in the directory of an earlier free run of the same model)."""
+def default_run_dir(
+    suite: str, model_id: str, strategy: str, answer_mode: str = "free", dtype: str | None = None
+) -> Path:
+    """``runs/SUITE__MODEL__STRATEGY``, with ``__guided`` for guided answers and ``__DTYPE`` for a
+    local model's non-default number format (so such a run never lands in the directory of an
+    earlier run of the same model with other settings)."""
     mode = "__guided" if answer_mode == "guided" else ""
+    mode += f"__{dtype}" if dtype else ""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(suite).stem}__{model_id}__{strategy}{mode}")
     return Path("runs") / slug
 
@@ -200,7 +204,7 @@ async def run_async(
     the provider's batch API (openai, anthropic; see ``runtime.batch``), polling every
     ``batch_poll_s`` seconds.
     """
-    spec = model if isinstance(model, ModelSpec) else model_spec(model)
+    spec = recorded_spec(model) if isinstance(model, ModelSpec) else model_spec(model)
     run_answer_mode(spec, strategy, answer_mode)  # before any file read or call
     loaded = suite if isinstance(suite, Suite) else load_suite(suite)
     mode = run_answer_mode(spec, strategy, answer_mode, loaded)
@@ -209,7 +213,15 @@ async def run_async(
     directory = (
         Path(os.fspath(run_dir))
         if run_dir is not None
-        else default_run_dir(loaded.source or loaded.name, spec.id, strategy, mode)
+        else default_run_dir(
+            loaded.source or loaded.name,
+            spec.id,
+            strategy,
+            mode,
+            str(spec.options["dtype"])
+            if spec.provider == "local" and "dtype" in spec.options
+            else None,
+        )
     )
     select_items(loaded, limit, list(kinds) if kinds is not None else None)
     resolve_api_key(spec)

@@ -97,7 +97,8 @@ def _evaluate_empathy_head(
     scorer = EmpathyScorer(encoder=load_encoder(loaded.config.encoder), head=loaded)
     records = labels.records if split == "all" else labels.part(split)
     if batch is not None:
-        records = [r for r in records if (r.batch or "").startswith(batch)]
+        prefixes = tuple(part.strip() for part in batch.split(",") if part.strip())
+        records = [r for r in records if (r.batch or "").startswith(prefixes)]
     if len(records) < 3:
         raise UserError(f"{labels.name}: fewer than 3 labelled replies in that selection")
     predicted = scorer.predict(
@@ -137,9 +138,9 @@ def evaluate_scorer(
     ``data`` (default: the bundled labels); ``output`` receives them as JSON.
 
     Empathy heads: Spearman with the labels of ``split`` (optionally only the writing
-    ``batch`` starting so) beside length and lexicon baselines, with ``resamples`` bootstrap
-    resamples, and test MSE. Judge heads: agreement with the labels' test split and the
-    calibration set.
+    ``batch`` starting so; comma-separated: any of them) beside length and lexicon baselines,
+    with ``resamples`` bootstrap resamples, and test MSE. Judge heads: agreement with the
+    labels' test split and the calibration set.
     """
     from empathybench.validation import check_count, check_file_target
 

@@ -206,7 +206,8 @@ def _eval(
     data: Annotated[str | None, typer.Option(help="Labels JSONL with a test split.")] = None,
     split: Annotated[str, typer.Option(help="Empathy: test, train or all.")] = "test",
     batch: Annotated[
-        str | None, typer.Option(help="Empathy: only replies whose writing batch starts so.")
+        str | None,
+        typer.Option(help="Empathy: only replies whose writing batch starts so (w3,w4: either)."),
     ] = None,
     messages: Annotated[
         bool, typer.Option(help="Empathy: give the scorer each reply's message.")

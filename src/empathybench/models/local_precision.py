@@ -2,16 +2,17 @@
 
 ``bfloat16`` runs the whole model in bfloat16, as transformers does with
 ``dtype=torch.bfloat16``: weights, activations and the KV cache (matrix products accumulate in
-float32; logits are read as float32). SmolLM2 was trained in bfloat16 and the bundled weights
-are 4-bit (Q4_1), so rounding them to bfloat16 changes them far less than the quantisation
-already did. On a CPU with AVX512-BF16 it answers the main job about 1.8× faster.
+float32; the rotary frequencies stay float32; logits are read as float32). SmolLM2 was trained
+in bfloat16 and the bundled weights are 4-bit (Q4_1), so rounding them to bfloat16 changes them
+far less than the quantisation already did. On 2 cores with AVX512-BF16 it answers the main job
+about 1.7× faster.
 
-It is not the default because its answers depend on the batch: rounding every activation to
-8 significant bits turns the tiny differences in summation order that left-padding to another
+It is not the default because its answers depend on the batch: rounding every activation to 8
+significant bits turns the tiny differences in summation order that left-padding to another
 width causes into different tokens, so an item answered in a 20-item run can read differently
-from the same item in the 100-item run (in 3 to 5 of 20 replies; the answer fields rarely).
-float32 answers are the same in any batch (a test holds it), so a resumed, limited or
-re-batched run reproduces the full run. Figures: ``benchmarks/local_dtype.py --runs``.
+from the same item in the 100-item run (7 of 20 replies in the recorded run; the answer fields
+in 1 of 20). float32 answers are the same in any batch (a test holds it), so a resumed, limited
+or re-batched run reproduces the full run. Figures: ``benchmarks/local_dtype.py --runs``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,15 @@ def dtype_option(options: dict[str, Any]) -> str:
 
 
 def use_dtype(model: Any, dtype: str) -> None:
-    """Put ``model`` (float32 as loaded) in ``dtype``, in place."""
-    if dtype != "float32":
-        model.to(getattr(import_optional("torch"), dtype))
+    """Put ``model``'s parameters (float32 as loaded) in ``dtype``, in place.
+
+    Buffers stay float32: they hold the rotary position frequencies, which in bfloat16 would
+    put positions a few hundred tokens in off by a large fraction of a turn (loading with
+    ``from_pretrained(dtype=...)`` keeps them float32 for the same reason).
+    """
+    if dtype == "float32":
+        return
+    kept = {name: buffer.clone() for name, buffer in model.named_buffers()}
+    model.to(getattr(import_optional("torch"), dtype))
+    for name, buffer in model.named_buffers():
+        buffer.data = kept[name]

@@ -149,10 +149,7 @@ def parse_model_id(
             "openai-compatible models need base_url (e.g. http://127.0.0.1:8000/v1)",
             parameters=["base_url"],
         )
-    if provider_name == "local" and options:
-        dtype_option(options)  # an unknown number format fails before any load
-        if options.get("dtype") == DEFAULT_DTYPE:  # never recorded: one cache key per setting
-            options = {key: value for key, value in options.items() if key != "dtype"}
+    options = provider_options(provider_name, options or {})
     return ModelSpec(
         provider=provider_name,
         name=name,
@@ -162,6 +159,25 @@ def parse_model_id(
         params=params or GenerationParams(),
         options=options or {},
     )
+
+
+def provider_options(
+    provider: str, options: dict[str, str | int | float | bool]
+) -> dict[str, str | int | float | bool]:
+    """``options`` as recorded: a local model's ``dtype`` checked (before any file is written
+    or model loaded) and left out when it is the default, so an explicit default shares the
+    default's cache key and run directory."""
+    if provider != "local" or "dtype" not in options:
+        return options
+    if dtype_option(options) == DEFAULT_DTYPE:
+        return {key: value for key, value in options.items() if key != "dtype"}
+    return options
+
+
+def recorded_spec(spec: ModelSpec) -> ModelSpec:
+    """A hand-built ``spec`` with its options as ``parse_model_id`` records them."""
+    options = provider_options(spec.provider, spec.options)
+    return spec if options == spec.options else spec.model_copy(update={"options": options})
 
 
 OPTION_RULES: dict[str, tuple[type, float | None]] = {

@@ -18,7 +18,7 @@ from empathybench.judging.llm_judge import JudgeSettings
 from empathybench.judging.offline_judge import OFFLINE_JUDGE
 from empathybench.models.base import ModelSpec
 from empathybench.models.defaults import DEFAULT_MODEL, default_connections
-from empathybench.models.registry import resolve_answer_mode, resolve_api_key
+from empathybench.models.registry import recorded_spec, resolve_answer_mode, resolve_api_key
 from empathybench.progress import ProgressCallback
 from empathybench.runner import RunOptions, execute_run
 from empathybench.runtime.directory_lock import hold_directory
@@ -55,7 +55,7 @@ async def run_therapy_async(
         questions = BUNDLED_SAMPLE
     loaded = load_questions(questions) if isinstance(questions, str) else questions
     spec = (
-        model
+        recorded_spec(model)
         if isinstance(model, ModelSpec)
         else model_spec(model, max_tokens=THERAPIST_MAX_TOKENS)
     )
