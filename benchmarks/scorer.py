@@ -173,7 +173,7 @@ def compare_backends(rounds: int, limit: int) -> None:
     from sentence_transformers import SentenceTransformer
 
     from empathybench.scorer.empathy_data import load_empathy_labels
-    from empathybench.scorer.empathy_scorer import load_empathy_scorer
+    from empathybench.scorer.empathy_scorer import EmpathyScorer, load_empathy_scorer
     from empathybench.scorer.encoder import TextEncoder, bundled_encoder_dir
 
     texts = sorted({r.response for r in load_empathy_labels().records})[:limit]
@@ -216,7 +216,12 @@ def compare_backends(rounds: int, limit: int) -> None:
     cosine_st = (a * reference).sum(axis=1) / (
         np.linalg.norm(a, axis=1) * np.linalg.norm(reference, axis=1)
     )
-    delta = float(np.abs(head.predict(a) - head.predict(b)).max())
+    # The shipped scorer's whole path (embedding and reply signals) on each backend.
+    onnx_encoder.clear_cache()
+    torch_encoder.clear_cache()
+    on_onnx = EmpathyScorer(encoder=onnx_encoder, head=head).predict(texts)
+    on_torch = EmpathyScorer(encoder=torch_encoder, head=head).predict(texts)
+    delta = float(np.abs(on_onnx - on_torch).max())
     print(
         f"cosine onnx vs torch: min {cosine.min():.6f}; onnx vs sentence-transformers: min "
         f"{cosine_st.min():.6f}; empathy head scores max |Δ| (1–3 scale): {delta:.5f}"
