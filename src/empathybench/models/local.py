@@ -35,6 +35,7 @@ import queue
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,17 +263,46 @@ class _Engine:
         merged.layers = [in_place_layer()(keys, values, width) for keys, values in buffers]
         return merged, mask, torch.cat(logits)
 
-    def _decode(self, params: GenerationParams, jobs: list[_Job]) -> None:
+    def start_batch(
+        self, params: GenerationParams, jobs: list[_Job], spare: int
+    ) -> tuple[KVBatch, list[Any]]:
+        """Prefill ``jobs`` (room for ``spare`` more tokens) and seed one generator per row;
+        call inside ``torch.inference_mode()``. The prefill time is counted."""
         torch = import_optional("torch")
         mark = time.perf_counter()
-        with torch.inference_mode():
-            cache, mask, logits = self._prefill(jobs, params.max_tokens)
-            positions = torch.tensor([len(job.ids) - 1 for job in jobs])
-            batch = KVBatch(self.model, self.pad, cache, mask, logits, positions)
-            now = time.perf_counter()
-            self.seconds["prefill"], mark = self.seconds["prefill"] + now - mark, now
-            seed = params.seed if params.seed is not None else secrets.randbits(62)
-            generators = [torch.Generator().manual_seed(seed) for _ in jobs]
+        cache, mask, logits = self._prefill(jobs, spare)
+        positions = torch.tensor([len(job.ids) - 1 for job in jobs])
+        batch = KVBatch(self.model, self.pad, cache, mask, logits, positions)
+        self.seconds["prefill"] += time.perf_counter() - mark
+        seed = params.seed if params.seed is not None else secrets.randbits(62)
+        return batch, [torch.Generator().manual_seed(seed) for _ in jobs]
+
+    def decode_rows(
+        self,
+        batch: KVBatch,
+        params: GenerationParams,
+        generators: list[Any],
+        accept: Callable[[int, int], bool],
+        control: Callable[[Any, list[int]], Any] | None = None,
+    ) -> None:
+        """``decode_loop`` with this engine's stop switch; the decoding time is counted."""
+        mark = time.perf_counter()
+        try:
+            decode_loop(
+                batch,
+                params.temperature,
+                params.top_p,
+                generators,
+                accept,
+                control=control,
+                stopping=self.stopping,
+            )
+        finally:
+            self.seconds["decode"] += time.perf_counter() - mark
+
+    def _decode(self, params: GenerationParams, jobs: list[_Job]) -> None:
+        with import_optional("torch").inference_mode():
+            batch, generators = self.start_batch(params, jobs, params.max_tokens)
             outputs: list[list[int]] = [[] for _ in jobs]
 
             def accept(row: int, token: int) -> bool:
@@ -282,17 +312,7 @@ class _Engine:
                     return False
                 return True
 
-            try:
-                decode_loop(
-                    batch,
-                    params.temperature,
-                    params.top_p,
-                    generators,
-                    accept,
-                    stopping=self.stopping,
-                )
-            finally:
-                self.seconds["decode"] += time.perf_counter() - mark
+            self.decode_rows(batch, params, generators, accept)
 
     def _output(self, job: _Job, tokens: list[int]) -> ModelOutput:
         return ModelOutput(

@@ -27,7 +27,6 @@ Defaults were chosen by measurement (``benchmarks/guided_answers.py``; see the R
 
 from __future__ import annotations
 
-import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +34,7 @@ from typing import Any
 from empathybench.errors import UserError
 from empathybench.models.base import GenerationParams, ModelOutput
 from empathybench.models.guided import AnswerGuide, cut_reply, render_answer, reply_stop
-from empathybench.models.kv_decode import KVBatch, decode_loop
+from empathybench.models.kv_decode import KVBatch
 from empathybench.models.local_weights import import_optional
 
 TAIL_TOKENS = 16  # the stop rules look at this many of a reply's last tokens each step
@@ -257,20 +256,13 @@ def guided_decode(
     def opening(guide: AnswerGuide) -> str:
         return decoding.reply_opening.strip() if guide.reply_label is not None else ""
 
-    mark = time.perf_counter()
     guides: list[AnswerGuide] = [job.guide for job in jobs]
     with torch.inference_mode():
-        cache, mask, logits = engine._prefill(jobs, params.max_tokens + batch_room(costs) + 1)
-        positions = torch.tensor([len(job.ids) - 1 for job in jobs])
-        batch = KVBatch(engine.model, engine.pad, cache, mask, logits, positions)
-        now = time.perf_counter()
-        engine.seconds["prefill"], mark = engine.seconds["prefill"] + now - mark, now
-        seed = params.seed if params.seed is not None else secrets.randbits(62)
-        generators = [torch.Generator().manual_seed(seed) for _ in jobs]
+        spare = params.max_tokens + batch_room(costs) + 1
+        batch, generators = engine.start_batch(params, jobs, spare)
+        mark = time.perf_counter()
         chosen, fed, _ = _fill_fields(batch, guides, params, decoding, generators, encode)
-        now = time.perf_counter()
-        engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + now - mark
-        mark = now
+        engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + time.perf_counter() - mark
         replies: list[list[int]] = [[] for _ in jobs]
 
         def accept(row: int, token: int) -> bool:
@@ -300,15 +292,4 @@ def guided_decode(
         def control(logits: Any, rows: list[int]) -> Any:
             return _control(logits, rows, replies, decoding)
 
-        try:
-            decode_loop(
-                batch,
-                params.temperature,
-                params.top_p,
-                generators,
-                accept,
-                control=control,
-                stopping=engine.stopping,
-            )
-        finally:
-            engine.seconds["decode"] += time.perf_counter() - mark
+        engine.decode_rows(batch, params, generators, accept, control=control)
