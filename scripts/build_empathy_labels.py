@@ -10,6 +10,9 @@ replaced by that split and ``batch`` is set to the batch name; its other fields 
     # v4 = v3 + w3 + w4 (two more independent labellers), split salt w34-half
     python scripts/build_empathy_labels.py --base empathy-labels-v3.jsonl \
         --out empathy-labels-v4.jsonl --salt w34-half w3=W3_JSONL w4=W4_JSONL
+    # v5 = v4 + w5 + w6 (two more independent labellers), split salt w56-half
+    python scripts/build_empathy_labels.py --base empathy-labels-v4.jsonl \
+        --out empathy-labels-v5.jsonl --salt w56-half --test-fraction 0.5 w5=W5_JSONL w6=W6_JSONL
 """
 
 from __future__ import annotations

@@ -176,20 +176,31 @@ def test_v2_labels_stay_inside_v3_and_w2_is_split_by_message_with_a_fixed_salt()
     assert shipped_v3.head.config.data["sha256"] == v3.sha256
 
 
-def test_v3_labels_stay_inside_v4_and_w3_w4_are_split_by_message_with_a_fixed_salt() -> None:
-    v3, v4 = load_empathy_labels("empathy-labels-v3"), load_empathy_labels()
-    by_id = {r.id: r for r in v4.records}
-    assert all(by_id[r.id] == r for r in v3.records)
-    new = [r for r in v4.records if r.batch in ("w3", "w4")]
-    assert len(new) >= 600 and len(v4.records) == len(v3.records) + len(new)
-    for batch in ("w3", "w4"):
+@pytest.mark.parametrize(
+    ("earlier", "later", "batches", "salt"),
+    [
+        ("empathy-labels-v3", "empathy-labels-v4", ("w3", "w4"), "w34-half"),
+        ("empathy-labels-v4", "empathy-labels-v5", ("w5", "w6"), "w56-half"),
+    ],
+)
+def test_each_label_set_keeps_the_last_and_splits_new_batches_by_message_with_a_fixed_salt(
+    earlier: str, later: str, batches: tuple[str, str], salt: str
+) -> None:
+    old, new_set = load_empathy_labels(earlier), load_empathy_labels(later)
+    by_id = {r.id: r for r in new_set.records}
+    assert all(by_id[r.id] == r for r in old.records)
+    new = [r for r in new_set.records if r.batch in batches]
+    assert len(new) >= 600 and len(new_set.records) == len(old.records) + len(new)
+    for batch in batches:
         rows = [r for r in new if r.batch == batch]
         for record in rows:
-            assert record.split == split_for(record.prompt_id, test_fraction=0.5, salt="w34-half")
+            assert record.split == split_for(record.prompt_id, test_fraction=0.5, salt=salt)
         test_messages = {r.prompt_id for r in rows if r.split == "test"}
         assert 12 <= len(test_messages) <= len({r.prompt_id for r in rows}) - 12
-    default = load_empathy_scorer()
-    assert default.head.config.data["sha256"] == v4.sha256
+
+
+def test_the_default_head_is_trained_on_the_default_labels() -> None:
+    assert load_empathy_scorer().head.config.data["sha256"] == load_empathy_labels().sha256
 
 
 def test_earlier_heads_load_by_name_with_their_own_signals() -> None:

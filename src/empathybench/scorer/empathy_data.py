@@ -7,8 +7,11 @@ replies in the casual peer-support register; ``empathy-labels-v3`` holds v2 unch
 batch ``w2``, written and labelled by a second, independent hand (casual forum register,
 length decorrelated from empathy; half its messages are test); ``empathy-labels-v4`` (the
 default) holds v3 unchanged plus batches ``w3`` and ``w4`` from two more independent hands
-(forum, friend, volunteer, assistant and therapist replies; half their messages are test,
-salt ``w34-half``). Each record names
+(forum, friend, volunteer, assistant and therapist replies; half their messages are test, salt
+``w34-half``); ``empathy-labels-v5`` holds v4 unchanged plus batches ``w5``
+(workplace, course, hobby and neighbourhood chats) and ``w6`` (helplines, listener apps and
+AI assistants) from two more independent hands, written with lengths as they come (salt
+``w56-half``). Each record names
 its writing ``batch``. Every record carries a fixed ``split``, assigned by prompt, so no
 prompt appears in both the training and the test split.
 """
@@ -32,10 +35,11 @@ BUNDLED_LABEL_SETS = (
     "empathy-labels-v2",
     "empathy-labels-v3",
     "empathy-labels-v4",
+    "empathy-labels-v5",
 )
 """v1: the first 432 replies; v2: v1 plus 241 replies in the peer-support register; v3: v2
-plus the second labeller's batch w2; v4: v3 plus batches w3 and w4 of two more labellers
-(scripts/build_empathy_labels.py)."""
+plus the second labeller's batch w2; v4: v3 plus batches w3 and w4 of two more labellers;
+v5: v4 plus batches w5 and w6 of two more (scripts/build_empathy_labels.py)."""
 TEST_FRACTION = 0.2
 Split = Literal["train", "test"]
 
