@@ -11,7 +11,8 @@ benchmarks/results/scorer.json.
 Encoder backends (issue 18), side by side in one process, interleaved over --rounds on the
 distinct labelled replies (no repeats, so the embedding cache does not help them):
 sentence-transformers' ``encode`` on the bundled model (the baseline), our encoder on torch,
-our encoder on ONNX Runtime, and the ONNX encoder again on the same texts (all cached); per
+our encoder on ONNX Runtime, on torch with bfloat16 autocast (opt-in), and the ONNX encoder
+again on the same texts (all cached); per
 stage, the tokenizer alone. Then the bundled empathy head's scores from the ONNX embeddings
 against the torch ones (max |Δ| on the 1–3 scale) and the cosine of the two embeddings.
 
@@ -180,6 +181,7 @@ def compare_backends(rounds: int, limit: int) -> None:
     baseline = SentenceTransformer(str(bundled_encoder_dir()), device="cpu")
     torch_encoder = TextEncoder(backend="torch")
     onnx_encoder = TextEncoder(backend="onnx")
+    half_encoder = TextEncoder(backend="torch-bf16")
     head = load_empathy_scorer().head
 
     def cold(encoder: TextEncoder) -> Any:
@@ -190,6 +192,7 @@ def compare_backends(rounds: int, limit: int) -> None:
         "sentence-transformers encode": lambda: baseline.encode(texts, batch_size=64),
         "empathybench, torch": lambda: cold(torch_encoder),
         "empathybench, onnx": lambda: cold(onnx_encoder),
+        "empathybench, torch-bf16 (opt-in)": lambda: cold(half_encoder),
         "empathybench, onnx, cached": lambda: onnx_encoder.encode(texts),
         "  stage: tokenizer only": lambda: onnx_encoder._tokenizer(
             texts, padding=True, truncation=True, max_length=256, return_tensors="np"
@@ -219,12 +222,16 @@ def compare_backends(rounds: int, limit: int) -> None:
     # The shipped scorer's whole path (embedding and reply signals) on each backend.
     onnx_encoder.clear_cache()
     torch_encoder.clear_cache()
+    half_encoder.clear_cache()
     on_onnx = EmpathyScorer(encoder=onnx_encoder, head=head).predict(texts)
     on_torch = EmpathyScorer(encoder=torch_encoder, head=head).predict(texts)
+    on_half = EmpathyScorer(encoder=half_encoder, head=head).predict(texts)
     delta = float(np.abs(on_onnx - on_torch).max())
+    delta_half = float(np.abs(on_half - on_torch).max())
     print(
         f"cosine onnx vs torch: min {cosine.min():.6f}; onnx vs sentence-transformers: min "
-        f"{cosine_st.min():.6f}; empathy head scores max |Δ| (1–3 scale): {delta:.5f}"
+        f"{cosine_st.min():.6f}; empathy head scores max |Δ| (1–3 scale): onnx {delta:.5f}, "
+        f"torch-bf16 {delta_half:.5f}"
     )
     out = RESULTS.with_name("scorer_backends.json")
     out.write_text(
@@ -236,6 +243,7 @@ def compare_backends(rounds: int, limit: int) -> None:
                 "min_cosine_onnx_torch": float(cosine.min()),
                 "min_cosine_onnx_sentence_transformers": float(cosine_st.min()),
                 "max_abs_score_delta": delta,
+                "max_abs_score_delta_torch_bf16": delta_half,
                 "load_average_1m": round(os.getloadavg()[0], 2),
             },
             indent=2,

@@ -106,6 +106,25 @@ def test_onnx_embeddings_match_torch(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     np.testing.assert_allclose(a, b, atol=1e-4)
 
 
+def test_bfloat16_backend_keeps_embeddings_and_scores_close_to_float32() -> None:
+    """The opt-in torch-bf16 backend (autocast) against float32 torch on the same texts:
+    embeddings nearly parallel and the default head's scores within 0.01 (1-3 scale)."""
+    from empathybench.scorer.empathy_scorer import EmpathyScorer, load_empathy_scorer
+
+    half, reference = TextEncoder(backend="torch-bf16"), TextEncoder(backend="torch")
+    assert (half.backend, reference.backend) == ("torch-bf16", "torch")
+    a, b = half.encode(TEXTS, batch_size=4), reference.encode(TEXTS, batch_size=4)
+    assert a.dtype == np.float32
+    cosine = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    assert cosine.min() >= 0.995, cosine
+    assert np.abs(a - b).max() > 1e-6, "bfloat16 did not run: the embeddings are float32's"
+    head = load_empathy_scorer().head
+    texts = [t for t in TEXTS if t]
+    on_half = EmpathyScorer(encoder=half, head=head).predict(texts)
+    on_float = EmpathyScorer(encoder=reference, head=head).predict(texts)
+    assert np.abs(on_half - on_float).max() <= 0.01
+
+
 def test_a_missing_onnxruntime_falls_back_to_torch(monkeypatch: pytest.MonkeyPatch) -> None:
     import empathybench.scorer.encoder as encoder_module
 
@@ -121,7 +140,7 @@ def test_a_missing_onnxruntime_falls_back_to_torch(monkeypatch: pytest.MonkeyPat
     with pytest.raises(UserError, match="needs onnxruntime"):
         TextEncoder(backend="onnx")
     monkeypatch.setenv("EMPATHYBENCH_ENCODER_BACKEND", "gpu")
-    with pytest.raises(UserError, match="auto, torch or onnx"):
+    with pytest.raises(UserError, match="auto, torch, onnx, torch-bf16"):
         TextEncoder()
 
 

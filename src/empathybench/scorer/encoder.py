@@ -13,7 +13,11 @@ the text; and when ``onnxruntime`` and ``onnx`` are installed the encoder runs i
 from a graph exported from the very same torch weights at first use (kept under the user cache
 directory, keyed by the weights, so no download is involved). The ONNX output matches torch's
 to float rounding (a test holds cosine ≥ 0.999); ``EMPATHYBENCH_ENCODER_BACKEND=torch`` or a
-missing ``onnxruntime`` keeps torch.
+missing ``onnxruntime`` keeps torch. ``EMPATHYBENCH_ENCODER_BACKEND=torch-bf16`` (opt-in) runs
+torch's matrix products in bfloat16 (autocast; layer norms and softmax stay float32): about
+twice as fast on CPUs with native bfloat16 (AVX512-BF16 or AMX), slower on others, with
+scores within 0.01 of float32's on the 1–3 scale (``benchmarks/scorer.py --backends-only``).
+It is not the default because scores then depend on the machine's arithmetic.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ BUNDLED_ENCODER = "minilm"
 """Name of the bundled all-MiniLM-L6-v2 encoder."""
 
 Embeddings = npt.NDArray[np.float32]
-Backend = Literal["auto", "torch", "onnx"]
+Backend = Literal["auto", "torch", "onnx", "torch-bf16"]
+BACKENDS: tuple[Backend, ...] = ("auto", "torch", "onnx", "torch-bf16")
 BACKEND_ENV = "EMPATHYBENCH_ENCODER_BACKEND"
 CACHE_ROWS = 50_000
 """Embeddings kept in memory per encoder (~77 MB at 384 dimensions)."""
@@ -140,11 +145,17 @@ class TextEncoder:
         self._cache: OrderedDict[bytes, Embeddings] = OrderedDict()
         self._session: Any = None
         chosen = backend or os.environ.get(BACKEND_ENV, "auto")
-        if chosen not in ("auto", "torch", "onnx"):
-            raise UserError(f"{BACKEND_ENV} must be auto, torch or onnx, not {chosen!r}")
-        if chosen != "torch" and isinstance(source, Path):
+        if chosen not in BACKENDS:
+            raise UserError(f"{BACKEND_ENV} must be one of {', '.join(BACKENDS)}, not {chosen!r}")
+        if chosen in ("auto", "onnx") and isinstance(source, Path):
             self._session = _onnx_session(self._model, source, required=chosen == "onnx")
-        self.backend: Literal["torch", "onnx"] = "onnx" if self._session is not None else "torch"
+        self.backend: Literal["torch", "onnx", "torch-bf16"] = (
+            "onnx"
+            if self._session is not None
+            else "torch-bf16"
+            if chosen == "torch-bf16"
+            else "torch"
+        )
 
     @property
     def dimension(self) -> int:
@@ -200,7 +211,8 @@ class TextEncoder:
             hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
         else:
             torch = self._torch
-            with torch.inference_mode():
+            half = self.backend == "torch-bf16"
+            with torch.inference_mode(), torch.autocast("cpu", torch.bfloat16, enabled=half):
                 tensors = {name: torch.from_numpy(batch[name]) for name in batch}
                 hidden = self._model(**tensors).last_hidden_state.float().numpy()
         if self.settings.pooling == "cls":
