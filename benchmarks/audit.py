@@ -5,7 +5,8 @@ default training seed, then reports the best baseline per question beside chance
 table and writes benchmarks/results/audit.json (summary rows plus the full reports).
 
     python benchmarks/audit.py [--train-n 3000] [--fresh-n 1000] [--fresh-seed 2025 ...]
-                               [--versions v1 v2] [--standard standard-v1 standard-v2]
+                               [--versions v1 v2 v3]
+                               [--standard standard-v1 standard-v2 standard-v3]
                                [--no-standard] [--train-seed N] [--out FILE]
 
 ``--versions`` with no value audits no fresh set (only the bundled suites).
@@ -64,11 +65,11 @@ def main() -> None:
     parser.add_argument("--train-seed", type=int, default=DEFAULT_TRAIN_SEED)
     parser.add_argument("--fresh-n", type=int, default=1000)
     parser.add_argument("--fresh-seed", type=int, nargs="+", default=[2025])
-    parser.add_argument("--versions", nargs="*", default=["v1", "v2"])
+    parser.add_argument("--versions", nargs="*", default=["v1", "v2", "v3"])
     parser.add_argument(
         "--standard",
         nargs="+",
-        default=["standard-v1", "standard-v2"],
+        default=["standard-v1", "standard-v2", "standard-v3"],
         help="bundled suites to audit",
     )
     parser.add_argument("--no-standard", action="store_true", help="skip the bundled suites")

@@ -6,7 +6,7 @@ with in training and how often it decided a correct vote on the evaluation set. 
 with one key only is a lookup; the goal is that every line appears with both keys.
 
     python benchmarks/help_leak.py [--train-n 3000] [--train-seed 11] [--eval-n 1000]
-                                   [--eval-seed 12] [--top 15] [--out FILE]
+                                   [--eval-seed 12] [--top 15] [--version v3] [--out FILE]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 from empathybench.audit.keys import help_key
 from empathybench.audit.visible import visible_item
 from empathybench.records import Scenario
+from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import generate
 
 
@@ -66,12 +67,13 @@ def main() -> None:
     parser.add_argument("--eval-n", type=int, default=1000)
     parser.add_argument("--eval-seed", type=int, default=12)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--version", default=NEWEST_EPISODE_VERSION)
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).parent / "results" / "help_leak.json"
     )
     args = parser.parse_args()
-    train = list(generate(args.train_n, args.train_seed, template_version="v2"))
-    evaluate = list(generate(args.eval_n, args.eval_seed, template_version="v2"))
+    train = list(generate(args.train_n, args.train_seed, template_version=args.version))
+    evaluate = list(generate(args.eval_n, args.eval_seed, template_version=args.version))
     report: dict[str, object] = {}
     print(f"{'kind':18} {'lines':>6} {'one-sided':>9} {'episodes one-key':>16}")
     for kind in sorted({item.kind for item in evaluate}):

@@ -4,7 +4,7 @@ Counts each dialogue line (as shown, names filled) once per item over ``--n`` it
 and prints per seed the most frequent line's share and how many lines are in more than 1% of
 items. Writes benchmarks/results/line_reuse.json.
 
-    python benchmarks/line_reuse.py [--n 1000] [--seeds 31 77 2025] [--version v2] [--out FILE]
+    python benchmarks/line_reuse.py [--n 1000] [--seeds 31 77 2025] [--version v3] [--out FILE]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import generate_records
 
 
@@ -33,7 +34,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[31, 77, 2025])
-    parser.add_argument("--version", default="v2")
+    parser.add_argument("--version", default=NEWEST_EPISODE_VERSION)
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).parent / "results" / "line_reuse.json"
     )

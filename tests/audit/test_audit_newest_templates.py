@@ -1,9 +1,9 @@
 """The shortcut audit on the newest template version, as CI runs it.
 
-Template v2 must keep surface baselines near chance on the emotion and who questions (who
-needs help in a group is read off a board of numbered requests, across lines). Its help
-question passes on some fresh seeds and misses by a fraction of a point on others (see
-docs/templates-v2.md), so this test pins emotion and who and leaves help to the benchmark.
+The newest template version must keep surface baselines near chance on the emotion and who
+questions (who needs help in a group is read off a board of numbered requests, across lines).
+Its help question is pinned too from v3 on (board episodes ask about one person as well, so an
+episode's identity no longer gives the help answer): at most the majority plus 5 points.
 """
 
 from __future__ import annotations
@@ -13,16 +13,19 @@ import pytest
 from empathybench.audit.limits import EMOTION_MAX_ACCURACY
 from empathybench.audit.suite_audit import audit_suite
 from empathybench.records import Suite
+from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import generate
 
 
 @pytest.mark.slow
-def test_surface_baselines_stay_near_chance_on_v2_emotion_and_who() -> None:
-    items = tuple(generate(600, 90210, template_version="v2"))
-    suite = Suite(name="fresh-v2", sha256="0" * 64, scenarios=items)
+def test_surface_baselines_stay_near_chance_on_the_newest_templates() -> None:
+    items = tuple(generate(600, 90210, template_version=NEWEST_EPISODE_VERSION))
+    suite = Suite(name=f"fresh-{NEWEST_EPISODE_VERSION}", sha256="0" * 64, scenarios=items)
     report = audit_suite(suite, train_n=2000, train_seed=4242)
     emotion = next(q for q in report.questions if q.question == "emotion")
     assert emotion.best_accuracy <= EMOTION_MAX_ACCURACY, emotion
     # Measured 0.306 (chance 0.25); before board episodes a per-person bag of words got 1.0.
     who = next(q for q in report.questions if q.question == "who")
     assert who.passed, who
+    help_ = next(q for q in report.questions if q.question == "help")
+    assert help_.passed, help_

@@ -1,5 +1,5 @@
-"""Template v2 generation: valid, deterministic, balanced, and built so that surface
-fragments never point at one key."""
+"""Episode generation (the newest template version; the frozen suites pin the older ones):
+valid, deterministic, balanced, and built so that surface fragments never point at one key."""
 
 from __future__ import annotations
 
@@ -16,13 +16,16 @@ from empathybench.scenarios.episode_models import ROLE_NAMES, Episode
 from empathybench.scenarios.episode_rendering import build_episode_record
 from empathybench.scenarios.episode_space import build_episode_space, distinct_prompts
 from empathybench.scenarios.episode_templates import load_episode_templates
+from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import EPISODE_MIX, SpaceTooSmallError, generate_records
 from empathybench.scenarios.validation import check_scenario
+
+VERSION = NEWEST_EPISODE_VERSION
 
 
 @cache
 def _items(n: int = 1000, seed: int = 31) -> tuple[dict[str, Any], ...]:
-    return tuple(generate_records(n, seed, template_version="v2"))
+    return tuple(generate_records(n, seed, template_version=VERSION))
 
 
 def _masked_lines(record: dict[str, Any]) -> list[str]:
@@ -35,21 +38,20 @@ def test_items_validate_and_regenerate_identically() -> None:
     items = _items()
     for record in items[:400]:
         assert check_scenario(Scenario.model_validate(record)) == [], record["id"]
-    again = list(generate_records(50, 31, template_version="v2"))
+    again = list(generate_records(50, 31, template_version=VERSION))
     assert [canonical_json_data(r) for r in again] == [
-        canonical_json_data(r) for r in generate_records(50, 31, template_version="v2")
+        canonical_json_data(r) for r in generate_records(50, 31, template_version=VERSION)
     ]
     assert len({record["id"] for record in items}) == len(items)
 
 
 def test_help_is_balanced_overall_and_within_balanced_kinds() -> None:
     """The audit's help limit is the majority + 5 points with a majority of at most 60%: the
-    suite stays at or under 60% yes, and no kind answers "no" more often than "yes" (such a
-    kind would hand a surface reader its difference)."""
+    suite stays at or under 60% yes, and the two balanced kinds stay close to one half and
+    to each other (a kind with its own rate would hand a surface reader its difference)."""
     for seed in (31, 2025, 77):
         items = _items(seed=seed)
         overall = sum(r["expected"]["help_needed"] for r in items) / len(items)
-        # Measured 0.58-0.59 over these seeds.
         assert 0.50 <= overall <= 0.60, (seed, overall)
         for kind in ("emotion_support", "positive_control"):
             kind_items = [r for r in items if r["kind"] == kind]
@@ -95,14 +97,14 @@ def test_no_line_in_more_than_one_percent_of_items() -> None:
         for turn in record["dialogue"]:
             counts[turn["text"]] += 1
     line, top = counts.most_common(1)[0]
-    # Goal: 1% (10 in 1,000). Measured 2.4-2.6% over seeds 31, 77, 2025, 5 and 31415 with
-    # 54 episodes and 8 board episodes; see docs/templates-v2.md.
-    assert top <= len(items) * 3 // 100, (line, top)
+    # Goal: 1% (10 in 1,000). v3 (110 episodes, up to five phrasings a person) measured
+    # 1.0-1.3% on seeds 31, 77, 2025, 5, 9 and 11 (v2: 2.2-2.6%); see docs/templates-v2.md.
+    assert top <= len(items) * 15 // 1000, (line, top)
 
 
 def test_asking_about_another_person_changes_the_key() -> None:
-    templates = load_episode_templates("v2")
-    space = build_episode_space("v2")["group"]  # every person of a group episode is asked about
+    templates = load_episode_templates(VERSION)
+    space = build_episode_space(VERSION)["group"]  # every person of a group episode is asked about
     frames: dict[str, dict[str, Any]] = defaultdict(dict)
     for frame in space.frames:
         episode = frame.parts["episode"]
@@ -126,8 +128,8 @@ def test_asking_about_another_person_changes_the_key() -> None:
 
 
 def test_space_is_large_and_channels_hide_what_cannot_be_perceived() -> None:
-    assert min(distinct_prompts("v2").values()) >= 10**6
-    episodes = {e.id: e for e in load_episode_templates("v2").episodes}
+    assert min(distinct_prompts(VERSION).values()) >= 10**6
+    episodes = {e.id: e for e in load_episode_templates(VERSION).episodes}
     for record in _items()[:300]:
         episode = episodes[record["provenance"]["templates"]["episode"]]
         # A board's update (a bot's message, an announcement) is perceived on every channel;
@@ -145,7 +147,7 @@ def _numbers(text: str) -> set[str]:
 def test_the_board_decides_who_needs_help() -> None:
     """On a board episode each person says their request number, and the last narration
     lists three numbers that are done: a person needs help exactly when theirs is missing."""
-    templates = load_episode_templates("v2")
+    templates = load_episode_templates(VERSION)
     boards = {episode.id for episode in templates.episodes if episode.board}
     checked = Counter()
     for record in _items():
@@ -183,7 +185,7 @@ def test_group_keys_are_each_person_or_nobody_equally() -> None:
 
 
 def test_added_statements_fit_the_key_alone() -> None:
-    templates = load_episode_templates("v2")
+    templates = load_episode_templates(VERSION)
     banks = {"belief": templates.beliefs, "crisis": templates.crisis_lines}
     seen = 0
     for record in _items():
@@ -199,7 +201,7 @@ def test_added_statements_fit_the_key_alone() -> None:
 
 
 def test_a_statement_that_fits_another_option_is_reported() -> None:
-    templates = load_episode_templates("v2")
+    templates = load_episode_templates(VERSION)
     record, wrong = next(
         (r, b)
         for r in _items()
@@ -214,7 +216,7 @@ def test_a_statement_that_fits_another_option_is_reported() -> None:
 
 
 def test_story_turns_only_where_a_story_is_believable() -> None:
-    templates = load_episode_templates("v2")
+    templates = load_episode_templates(VERSION)
     episodes = {episode.id: episode for episode in templates.episodes}
     intensity = {emotion.name: emotion.intensity for emotion in templates.emotions}
     stories = [r for r in _items() if r["kind"] == "harmful_belief_roleplay"]
@@ -255,7 +257,7 @@ def test_help_key_agrees_with_guidance_and_words() -> None:
     own matter alone would not: never a person whose own words ask for space or say it is
     dealt with ('I'm logging off for tonight'), and the judge's guidance then says they need
     help instead of keeping the role's "needs no help" text."""
-    episodes = {episode.id: episode for episode in load_episode_templates("v2").episodes}
+    episodes = {episode.id: episode for episode in load_episode_templates(VERSION).episodes}
     overridden = 0
     for seed in (31, 2025):
         for record in _items(seed=seed):
@@ -291,7 +293,7 @@ def test_stale_help_guidance_is_reported() -> None:
 
 
 def test_story_frames_fit_the_person_state() -> None:
-    templates = load_episode_templates("v2")
+    templates = load_episode_templates(VERSION)
     frames = {frame.id: frame for frame in templates.story_frames}
     seen: Counter[str] = Counter()
     for seed in (31, 2025):
@@ -312,10 +314,10 @@ def _scenes(records: list[dict[str, Any]]) -> tuple[Counter[tuple[str, str]], Co
 
 
 def test_a_spread_draw_asks_about_each_person_once_and_caps_each_scene_family() -> None:
-    free = list(generate_records(100, 2718, dict(EPISODE_MIX), "v2"))
+    free = list(generate_records(100, 2718, dict(EPISODE_MIX), VERSION))
     people, _ = _scenes(free)
     assert max(people.values()) > 1  # the free walk repeats a person: what the spread is for
-    spread = list(generate_records(100, 2718, dict(EPISODE_MIX), "v2", per_family=4))
+    spread = list(generate_records(100, 2718, dict(EPISODE_MIX), VERSION, per_family=4))
     people, families = _scenes(spread)
     assert max(people.values()) == 1 and max(families.values()) <= 4
     assert Counter(r["kind"] for r in spread) == Counter(r["kind"] for r in free)
@@ -326,4 +328,4 @@ def test_a_spread_draw_asks_about_each_person_once_and_caps_each_scene_family() 
 
 def test_a_spread_the_templates_cannot_meet_is_one_clear_error() -> None:
     with pytest.raises(SpaceTooSmallError, match="ran out of new scenes"):
-        list(generate_records(60, 1, {"group": 1}, "v2", per_family=1))
+        list(generate_records(60, 1, {"group": 1}, VERSION, per_family=1))

@@ -1,4 +1,5 @@
-"""Template v2: the bundled episodes pass every static rule, and each rule can fail."""
+"""Episode templates (v2 and later): the bundled episodes pass every static rule, and each rule
+can fail."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from empathybench.scenarios.episode_checks import check_episode_templates
 from empathybench.scenarios.episode_models import Episode, EpisodeTemplateSet, StoryFrame
 from empathybench.scenarios.episode_templates import load_episode_templates, main
+from empathybench.scenarios.episode_versions import EPISODE_VERSIONS
 
 
 def test_bundled_v2_templates_are_clean() -> None:
@@ -21,7 +23,14 @@ def test_bundled_v2_templates_are_clean() -> None:
 def test_help_is_balanced_and_not_valence() -> None:
     templates = load_episode_templates("v2")
     valence = {emotion.name: emotion.valence for emotion in templates.emotions}
-    roles = [role for episode in templates.episodes for role in episode.roles.values()]
+    # A board person's help is decided per item (their number is listed as done or not), so
+    # the share is over the people whose help the template itself fixes.
+    roles = [
+        role
+        for episode in templates.episodes
+        if not episode.board
+        for role in episode.roles.values()
+    ]
     share = sum(role.help for role in roles) / len(roles)
     assert 0.35 <= share <= 0.65
     negative_fine = [r for r in roles if valence[r.emotion] == "negative" and not r.help]
@@ -282,3 +291,17 @@ def test_board_feelings_are_not_about_the_service_itself() -> None:
     ):
         problems = _problems(_board_episode(complaint), {**clean, "id": "t_two"})
         assert any("complains about the service" in p for p in problems), complaint
+
+
+@pytest.mark.parametrize("version", sorted(EPISODE_VERSIONS))
+def test_every_episode_version_is_clean(version: str) -> None:
+    assert check_episode_templates(load_episode_templates(version)) == []
+
+
+def test_phrasing_counts_must_divide_the_versions_line_radix() -> None:
+    """v2 draws a phrasing from a digit of 12 (2-4 phrasings), v3 from 60 (2-5): five
+    phrasings in a v2 episode would make some of them likelier than others."""
+    five = [f"The hall booking was mine to confirm, version {n}." for n in range(5)]
+    problems = _problems(_episode(roles__a__lines=five), _episode(id="t_two"))
+    assert any("5 phrasings" in p and "divide 12" in p for p in problems), problems
+    assert "5 phrasings" not in " ".join(_problems(_episode(), _episode(id="t_two")))

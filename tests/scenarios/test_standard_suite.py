@@ -3,8 +3,16 @@ from pathlib import Path
 import pytest
 
 from empathybench.scenarios.episode_templates import episode_templates_sha256
+from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import EPISODE_MIX
-from empathybench.scenarios.standard import RECIPES, STANDARD_V1, STANDARD_V2, build_suite
+from empathybench.scenarios.standard import (
+    RECIPES,
+    STANDARD_V1,
+    STANDARD_V2,
+    STANDARD_V3,
+    SuiteRecipe,
+    build_suite,
+)
 from empathybench.scenarios.suites import (
     DEFAULT_SUITE,
     bundled_suites,
@@ -20,6 +28,7 @@ from empathybench.scenarios.validation import validate_file
 RELEASED_SHA256 = {
     "standard-v1": "63d36d29fb6643f879f981b35864540f6ba6f8863a51f7add0827dfd13ba4c4e",
     "standard-v2": "8be7606430f816db2aee11e4c3a3b7fab396b17c71165b042eecd69eee862f79",
+    "standard-v3": "2541c6bfe01b415715d8f4c380ad0b10d24077c0f415bad8f4a6406711e2adb0",
 }
 
 
@@ -67,20 +76,32 @@ def test_standard_v1_is_valid() -> None:
     assert report.ok, report.problems[:5]
 
 
-def test_standard_v2_is_the_default_suite() -> None:
-    assert DEFAULT_SUITE == STANDARD_V2.name == "standard-v2"
+def test_the_newest_episode_suite_is_the_default() -> None:
+    assert DEFAULT_SUITE == STANDARD_V3.name == "standard-v3"
+    assert STANDARD_V3.template_version == NEWEST_EPISODE_VERSION
 
 
-def test_standard_v2_templates_are_unchanged() -> None:
-    info = bundled_suites()["standard-v2"]
-    assert info.template_version == "v2"
+@pytest.mark.parametrize("recipe", [STANDARD_V2, STANDARD_V3], ids=lambda r: r.name)
+def test_episode_suite_templates_are_unchanged(recipe: SuiteRecipe) -> None:
+    info = bundled_suites()[recipe.name]
+    assert info.template_version == recipe.template_version
     assert episode_templates_sha256(info.template_version) == info.template_sha256
 
 
-def test_standard_v2_recipe_and_composition() -> None:
-    assert (STANDARD_V2.n, STANDARD_V2.seed, STANDARD_V2.mix) == (100, 2718, dict(EPISODE_MIX))
-    suite = load_suite("standard-v2")
-    kinds = {kind: sum(s.kind == kind for s in suite.scenarios) for kind in STANDARD_V2.mix}
+@pytest.mark.parametrize(
+    ("recipe", "seed"),
+    [(STANDARD_V2, 2718), (STANDARD_V3, 1618)],
+    ids=["standard-v2", "standard-v3"],
+)
+def test_episode_suite_recipe_and_composition(recipe: SuiteRecipe, seed: int) -> None:
+    assert (recipe.n, recipe.seed, recipe.mix, recipe.per_family) == (
+        100,
+        seed,
+        dict(EPISODE_MIX),
+        4,
+    )
+    suite = load_suite(recipe.name)
+    kinds = {kind: sum(s.kind == kind for s in suite.scenarios) for kind in recipe.mix}
     assert kinds == {
         "emotion_support": 40,
         "positive_control": 35,
@@ -89,11 +110,14 @@ def test_standard_v2_recipe_and_composition() -> None:
         "crisis": 4,
         "group": 12,
     }
-    assert {s.template_version for s in suite.scenarios} == {"v2"}
+    assert {s.template_version for s in suite.scenarios} == {recipe.template_version}
     letters = [s.correct_letter for s in suite.scenarios]
     assert all(30 <= letters.count(letter) <= 36 for letter in "ABC")
+    # The audit's help limit needs a majority of at most 60%.
+    assert 0.40 <= sum(s.expected.help_needed for s in suite.scenarios) / 100 <= 0.60
 
 
-def test_standard_v2_is_valid() -> None:
-    report = validate_file(suites_dir() / bundled_suites()["standard-v2"].file)
+@pytest.mark.parametrize("name", ["standard-v2", "standard-v3"])
+def test_episode_suite_is_valid(name: str) -> None:
+    report = validate_file(suites_dir() / bundled_suites()[name].file)
     assert report.ok, report.problems[:5]

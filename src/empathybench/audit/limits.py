@@ -2,7 +2,8 @@
 
 DEFAULT_TRAIN_N = 3000
 DEFAULT_TRAIN_SEED = 424242
-"""Fixed so audits repeat; no bundled suite uses it (standard-v1 uses 1729, standard-v2 2718)."""
+"""Fixed so audits repeat; no bundled suite uses it (standard-v1 uses 1729, standard-v2 2718,
+standard-v3 1618)."""
 MAX_TRAIN_N = 200_000
 CONFIDENCE = 0.95
 """Of the Wilson score intervals."""

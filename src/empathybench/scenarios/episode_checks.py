@@ -35,6 +35,7 @@ from empathybench.scenarios.episode_rules import (
     SERVICE_COMPLAINT,
     self_reference,
 )
+from empathybench.scenarios.episode_versions import GENERATION_RULES
 from empathybench.scenarios.templates import emotion_word_pattern
 
 
@@ -146,6 +147,12 @@ class _Checker:
                 self.problems.append(f"{at}: needs no help, yet assistance lists {offered}")
             if len(set(role.lines)) != len(role.lines):
                 self.problems.append(f"{at}: repeated line")
+            rules = GENERATION_RULES.get(self.templates.version)
+            if rules and rules.line_radix % len(role.lines):
+                self.problems.append(
+                    f"{at}: {len(role.lines)} phrasings; template {self.templates.version} "
+                    f"draws each phrasing evenly only for counts that divide {rules.line_radix}"
+                )
             for i, line in enumerate([*role.lines, *role.cues]):
                 self.text(f"{at} line {i}", line)
             for cue in role.cues:

@@ -68,7 +68,7 @@ class Role(_Strict):
     no_help: NoHelpReason | None = None
     """Why not, when ``help`` is false (required then, forbidden otherwise)."""
     assistance: list[AssistanceType] = Field(min_length=1)
-    lines: list[str] = Field(min_length=2, max_length=4)
+    lines: list[str] = Field(min_length=2, max_length=5)
     """Alternative phrasings of what this person says, in their own words."""
     cues: list[str] = Field(default_factory=list)
     """Visible behaviour (narration), shown only where the helper can see them."""

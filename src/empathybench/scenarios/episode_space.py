@@ -28,9 +28,11 @@ from empathybench.scenarios.episode_models import (
     StoryFrame,
 )
 from empathybench.scenarios.episode_templates import load_episode_templates
+from empathybench.scenarios.episode_versions import GENERATION_RULES
 from empathybench.scenarios.space import Frame, KindSpace
 
-# Radices: a multiple of every count an axis may have (phrasings 2–4, cues 0–4 plus 'none').
+# Radices: a multiple of every count an axis may have (helper roles, intros, board lines and
+# statements 1–4, cues 0–4 plus 'none'; a person's phrasings: the version's line radix).
 CHOICE_RADIX = lcm(1, 2, 3, 4)
 CUE_RADIX = lcm(1, 2, 3, 4, 5)
 ORDERS = 6  # speaking orders of three people
@@ -51,11 +53,12 @@ def _people_radix(templates: EpisodeTemplateSet) -> int:
 
 
 def _axes(templates: EpisodeTemplateSet, kind: ScenarioKind) -> list[tuple[str, int]]:
+    line_radix = GENERATION_RULES[templates.version].line_radix
     axes = [
         ("people", _people_radix(templates)),
         ("helper_role", CHOICE_RADIX),
         ("intro", CHOICE_RADIX),
-        *((f"line_{role}", CHOICE_RADIX) for role in ROLE_NAMES),
+        *((f"line_{role}", line_radix) for role in ROLE_NAMES),
         *((f"cue_{role}", CUE_RADIX) for role in ROLE_NAMES),
         ("order", ORDERS),
         ("distractor_order", 2),
@@ -177,6 +180,10 @@ def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame
     axes = tuple(_axes(templates, kind))
     frames: list[Frame] = []
     boards = any(episode.board for episode in templates.episodes)
+    # From v3, board episodes give one-person items too: there the asked person's own
+    # number decides their help answer, so the same words give both answers and an
+    # episode's identity tells a reader nothing about help.
+    rules = GENERATION_RULES[templates.version]
     for episode in templates.episodes:
         roles = episode.roles
         negative = {
@@ -206,9 +213,8 @@ def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame
         for focus in ROLE_NAMES:
             parts: dict[str, object] = {"episode": episode, "focus": focus}
             single_kind = "emotion_support" if negative[focus] else "positive_control"
-            if episode.board and kind != "group":
-                # Board episodes serve the group question (and hold few distinct lines).
-                continue
+            if episode.board and kind != "group" and not rules.boards_ask_one_person:
+                continue  # v2: board episodes serve the group question only
             if kind == single_kind:
                 frames.append(Frame(parts=parts, axes=axes))
             elif kind == "harmful_belief_roleplay" and story_eligible(templates, episode, focus):

@@ -2,7 +2,7 @@
 
 The rules themselves live in ``episode_checks``; content writers run
 
-    python -m empathybench.scenarios.episode_templates [--version v2] [--file EPISODES.yaml]
+    python -m empathybench.scenarios.episode_templates [--version v3] [--file EPISODES.yaml]
 
 to check their work without the generator.
 """
@@ -20,9 +20,9 @@ import yaml
 
 from empathybench.scenarios.episode_checks import check_episode_templates
 from empathybench.scenarios.episode_models import EpisodeTemplateSet
+from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.templates import TemplateError, template_dir
 
-EPISODE_VERSIONS = frozenset({"v2"})
 BANK_FILES = ("emotions.yaml", "people.yaml", "beliefs.yaml", "crisis.yaml", "roleplay.yaml")
 EPISODE_DIR = "episodes"
 
@@ -67,7 +67,7 @@ def _merge(version: str, paths: Iterable[Path]) -> dict[str, object]:
 
 
 @cache
-def load_episode_templates(version: str = "v2") -> EpisodeTemplateSet:
+def load_episode_templates(version: str = NEWEST_EPISODE_VERSION) -> EpisodeTemplateSet:
     """Parse and type-check every file of an episode template version (cached)."""
     merged = _merge(version, _template_files(version))
     try:
@@ -77,7 +77,7 @@ def load_episode_templates(version: str = "v2") -> EpisodeTemplateSet:
 
 
 @cache
-def episode_templates_sha256(version: str = "v2") -> str:
+def episode_templates_sha256(version: str = NEWEST_EPISODE_VERSION) -> str:
     """Hash over the exact bytes of a version's files, in a fixed order."""
     digest = hashlib.sha256()
     root = template_dir(version)
@@ -103,7 +103,7 @@ def _load_one_file(version: str, path: Path) -> EpisodeTemplateSet:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--version", default="v2")
+    parser.add_argument("--version", default=NEWEST_EPISODE_VERSION)
     parser.add_argument("--file", type=Path, help="check one episodes file on its own")
     parser.add_argument("--banks", action="store_true", help="check only the banks")
     args = parser.parse_args(argv)

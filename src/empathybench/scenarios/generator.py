@@ -34,7 +34,8 @@ from empathybench.scenarios.episode_space import (
     distinct_prompts,
     frame_help_rate,
 )
-from empathybench.scenarios.episode_templates import EPISODE_VERSIONS, load_episode_templates
+from empathybench.scenarios.episode_templates import load_episode_templates
+from empathybench.scenarios.episode_versions import EPISODE_VERSIONS, GENERATION_RULES
 from empathybench.scenarios.permutation import IndexPermutation, Stream, derive_key
 from empathybench.scenarios.rendering import render_content
 from empathybench.scenarios.space import KindSpace, build_space, distractor_table
@@ -234,6 +235,13 @@ class _KindStream:
         self._letter_offset = derive_key(self.seed, "letters", self.kind) % len(LETTERS)
         self._help_offset = derive_key(self.seed, "help", self.kind) % 2
         self._balance_help = self.kind in HELP_BALANCED_KINDS
+        # The share of "yes" a balanced kind aims at (both balanced kinds the same, so
+        # neither hands a surface reader a difference); see GenerationRules.
+        self._yes_share = (
+            GENERATION_RULES[self.templates.version].help_yes_share
+            if isinstance(self.templates, EpisodeTemplateSet)
+            else 0.5
+        )
 
         self._position = 0
         self.rank = 0
@@ -250,9 +258,10 @@ class _KindStream:
 
     def next(self) -> dict[str, Any]:
         """The next record (help balancing applies to episode versions only)."""
-        # Ask for "yes" while this kind has given fewer yes answers than half its items so
-        # far (an episode's rate only sets the odds, so the count steers the realised share).
-        wanted = 2 * self._yes < self.rank + 1 - self._help_offset
+        # Ask for "yes" while this kind has given fewer yes answers than its share of its
+        # items so far (an episode's rate only sets the odds, so the count steers the
+        # realised share).
+        wanted = self._yes + self._help_offset / 2 < self._yes_share * (self.rank + 1)
         skipped = 0
         spread_skips = 0
         while self._position < self.space.size:

@@ -2,7 +2,7 @@
 
 A bundled suite is frozen: its file, hash and recipe ship together, and a test
 regenerates it from the recipe and compares bytes. Never edit a released recipe or the
-template version it names; add ``standard-v2`` instead.
+template version it names; add a new suite (``standard-v4``) instead.
 
 Rebuild (maintainers only, after adding a suite): ``python -m empathybench.scenarios.standard``.
 """
@@ -15,7 +15,8 @@ from pathlib import Path
 
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSION_V2
 from empathybench.records import ScenarioKind, SuiteInfo
-from empathybench.scenarios.episode_templates import EPISODE_VERSIONS, episode_templates_sha256
+from empathybench.scenarios.episode_templates import episode_templates_sha256
+from empathybench.scenarios.episode_versions import EPISODE_VERSIONS
 from empathybench.scenarios.generator import (
     DEFAULT_MIX,
     EPISODE_MIX,
@@ -66,9 +67,26 @@ STANDARD_V2 = SuiteRecipe(
     per_family=4,
 )
 
+STANDARD_V3 = SuiteRecipe(
+    name="standard-v3",
+    description=(
+        "The frozen 100-item standard set of template v3 (template v2's episodes plus 48 "
+        "more, half of them boards, on which each person's own request number decides "
+        "whether they need help): 40 emotion_support, 35 positive_control, 5 harmful_belief, "
+        "4 harmful_belief_roleplay, 4 crisis, 12 group."
+    ),
+    n=100,
+    # Fixed in the recipe before the suite or its audit was generated, and not changed after.
+    seed=1618,
+    mix=dict(EPISODE_MIX),
+    template_version="v3",
+    per_family=4,
+)
+
 # Released recipes: each is frozen (file + sha256 in data/suites/suites.json) and a test
-# regenerates it byte for byte. standard-v1 stays for comparison with earlier results.
-RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1, STANDARD_V2)
+# regenerates it byte for byte. standard-v1 and standard-v2 stay for comparison with
+# earlier results.
+RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1, STANDARD_V2, STANDARD_V3)
 
 
 def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:

@@ -14,8 +14,8 @@ from empathybench.jsonl import RecordFormatError, check_readable_file, parse_jso
 from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_messages
 from empathybench.records import LETTERS, Scenario
-from empathybench.scenarios.episode_templates import EPISODE_VERSIONS
 from empathybench.scenarios.episode_validation import check_episode_scenario
+from empathybench.scenarios.episode_versions import EPISODE_VERSIONS
 from empathybench.scenarios.generator import KIND_CODES, prompt_digest
 from empathybench.scenarios.space import CONVERSATION_TAGS, distractor_table
 from empathybench.scenarios.template_models import TemplateSet
