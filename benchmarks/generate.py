@@ -7,7 +7,7 @@ encoder (``canonical_json_data``), interleaved over ``--rounds``; the table show
 the ratio of the two in the same run (this machine is shared, so absolute rates wander).
 "build/s" generates without writing; "written/s" generates and writes to disk.
 
-    python benchmarks/generate.py [--sizes 10000 100000] [--rounds 3]
+    python benchmarks/generate.py [--sizes 10000 100000] [--rounds 3] [--version v1|v2|v3]
 """
 
 from __future__ import annotations
@@ -27,31 +27,36 @@ import resource, sys, time
 from pathlib import Path
 from empathybench.scenarios.generator import generate_records as generate
 from empathybench.scenarios.space import build_space
+from empathybench.scenarios.episode_space import build_episode_space
+from empathybench.scenarios.episode_versions import EPISODE_VERSIONS
 from empathybench.scenarios import suites
 from empathybench.scenarios.suites import write_scenarios
 if sys.argv[3] == "stdlib":
     from empathybench.jsonl import canonical_json_data
     suites.canonical_json_bytes = lambda data: canonical_json_data(data).encode("utf-8")
+version = sys.argv[4]
 t0 = time.perf_counter()
-build_space("v1")
+build_episode_space(version) if version in EPISODE_VERSIONS else build_space(version)
 setup = time.perf_counter() - t0
 rss_setup = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
-records = sum(1 for _ in generate(int(sys.argv[1]), seed=1))
+records = sum(1 for _ in generate(int(sys.argv[1]), seed=1, template_version=version))
 records_only = time.perf_counter() - t0
 t1 = time.perf_counter()
-summary = write_scenarios(Path(sys.argv[2]), generate(int(sys.argv[1]), seed=1))
+summary = write_scenarios(
+    Path(sys.argv[2]), generate(int(sys.argv[1]), seed=1, template_version=version)
+)
 elapsed = time.perf_counter() - t1
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(summary.n, setup, elapsed, rss_setup, rss, Path(sys.argv[2]).stat().st_size, records_only)
 """
 
 
-def measure(n: int, encoder: str) -> dict[str, float]:
+def measure(n: int, encoder: str, version: str = "v1") -> dict[str, float]:
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "set.jsonl"
         result = subprocess.run(
-            [sys.executable, "-c", CHILD, str(n), str(out), encoder],
+            [sys.executable, "-c", CHILD, str(n), str(out), encoder, version],
             capture_output=True,
             text=True,
             check=True,
@@ -80,13 +85,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--version", default="v1", help="template version to generate")
     args = parser.parse_args()
     rows = []
     for n in args.sizes:
         trials: dict[str, list[dict[str, float]]] = {encoder: [] for encoder in ENCODERS}
         for _ in range(args.rounds):
             for encoder in ENCODERS:
-                trials[encoder].append(measure(n, encoder))
+                trials[encoder].append(measure(n, encoder, args.version))
         for encoder in ENCODERS:
             row = {"encoder": encoder, **median_row(trials[encoder])}
             row["written_over_built"] = round(
@@ -112,7 +118,8 @@ def main() -> None:
             f"{row['written_over_built']:>6.2f} {row['written_vs_stdlib_same_run']:>9.2f}x "
             f"{row['peak_rss_mb_after_setup']:>13} {row['peak_rss_mb']:>12} {row['file_mb']:>8}"
         )
-    out = Path(__file__).parent / "results" / "generate.json"
+    suffix = "" if args.version == "v1" else f"_{args.version}"
+    out = Path(__file__).parent / "results" / f"generate{suffix}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(
         json.dumps(
@@ -121,6 +128,7 @@ def main() -> None:
                 "python": platform.python_version(),
                 "load_average_at_end": os.getloadavg(),
                 "rounds": args.rounds,
+                "template_version": args.version,
                 "results": rows,
             },
             indent=2,

@@ -21,6 +21,11 @@ class Colour(str, enum.Enum):
         {"text": 'quote " backslash \\ tab \t newline \n nul \x00 bell \x07 del \x7f'},
         {"unicode": "é ß 中文 😀 \u2028 \u2029 \ufeff"},
         {"big": 2**64 + 5, "negative_big": -(2**63) - 1, "edge": 2**63 - 1},
+        {"edges": [2**64 - 1, -(2**63)], "over": 2**64, "under": -(2**63) - 1},
+        {"outer": {"inner": {"index": 10**40, "name": "x"}}, "after": 10**41},
+        {"in_a_list": [10**40, {"deeper": 10**41}], "top": 10**42},
+        {"collision": "\ue0000\ue000", "big": 10**40},
+        {"collision": "x\ue0000\ue000y", "big": 10**40},
         {"nested": [1, [2, {"b": None, "a": True}], False], "empty": {}, "list": []},
         {"subclass": Colour.RED, "int_key": {1: "x"}},
         ["a", 1, None],
@@ -47,7 +52,7 @@ def _has_float(value: object) -> bool:
     return False
 
 
-@pytest.mark.parametrize("template_version", ["v1", "v2"])
+@pytest.mark.parametrize("template_version", ["v1", "v2", "v3"])
 def test_generator_records_hold_no_float_and_encode_identically(template_version: str) -> None:
     records = list(generate_records(300, 5, template_version=template_version))
     assert not any(_has_float(record) for record in records)

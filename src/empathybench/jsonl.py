@@ -47,8 +47,10 @@ def canonical_json_bytes(data: object) -> bytes:
     """``canonical_json_data(data)`` as UTF-8 bytes, byte for byte, for data without floats.
 
     orjson (several times faster) writes the same bytes as the standard library for strings,
-    integers up to 64 bits, booleans, null, and lists and dicts in insertion order. What it
-    refuses goes to the standard library: integers beyond 64 bits, subclasses (enums),
+    integers up to 64 bits, booleans, null, and lists and dicts in insertion order. Integers
+    beyond 64 bits in a mapping's values or its nested mappings' (the episode generator's space
+    index) go in as placeholders replaced by their digits. What it still refuses goes to the
+    standard library: integers beyond 64 bits inside lists, subclasses (enums),
     non-string keys, lone surrogates. Floats are the caller's promise: the two libraries format
     some of them differently (``1e-05``) and orjson writes NaN as ``null``, so data that may
     hold a float must use ``canonical_json_data``. Scenario records hold none (``Scenario``
@@ -56,8 +58,51 @@ def canonical_json_bytes(data: object) -> bytes:
     """
     try:
         return orjson.dumps(data, default=_refuse, option=_ORJSON_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError) as error:
+        fast = _with_big_integers(data) if "64-bit" in str(error) else None
+        return fast if fast is not None else canonical_json_data(data).encode("utf-8")
+
+
+_PLACEHOLDER = "\ue000"
+"""Marks a big integer's stand-in string (a private-use character, never in our data)."""
+
+
+def _with_big_integers(data: object) -> bytes | None:
+    """orjson's bytes for a mapping holding integers beyond 64 bits in its own values or its
+    nested mappings' (episode records carry one: their position in the generator's space).
+    Each such integer stands in as a unique placeholder string and the quoted placeholder is
+    then replaced by its digits, which is how the standard library writes it. Lists are not
+    searched (cheap on records); None (use the standard library) when anything else stops
+    orjson, or a placeholder is not found exactly once."""
+    if type(data) is not dict:
+        return None
+    digits: list[bytes] = []
+
+    def swap(mapping: dict[Any, Any]) -> dict[Any, Any]:
+        out = mapping
+        for key, value in mapping.items():
+            if type(value) is int and not -(2**63) <= value < 2**64:
+                digits.append(str(value).encode())
+                replacement: object = f"{_PLACEHOLDER}{len(digits) - 1}{_PLACEHOLDER}"
+            elif type(value) is dict:
+                replacement = swap(value)
+            else:
+                continue
+            if replacement is not value:
+                out = dict(out) if out is mapping else out
+                out[key] = replacement
+        return out
+
+    try:
+        out = orjson.dumps(swap(data), default=_refuse, option=_ORJSON_OPTIONS)
     except (orjson.JSONEncodeError, TypeError):
-        return canonical_json_data(data).encode("utf-8")
+        return None
+    for index, number in enumerate(digits):
+        token = f'"{_PLACEHOLDER}{index}{_PLACEHOLDER}"'.encode()
+        if out.count(token) != 1:
+            return None
+        out = out.replace(token, number)
+    return out
 
 
 def canonical_digest(*parts: object) -> str:
