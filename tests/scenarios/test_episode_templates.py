@@ -303,5 +303,21 @@ def test_phrasing_counts_must_divide_the_versions_line_radix() -> None:
     phrasings in a v2 episode would make some of them likelier than others."""
     five = [f"The hall booking was mine to confirm, version {n}." for n in range(5)]
     problems = _problems(_episode(roles__a__lines=five), _episode(id="t_two"))
-    assert any("5 phrasings" in p and "divide 12" in p for p in problems), problems
-    assert "5 phrasings" not in " ".join(_problems(_episode(), _episode(id="t_two")))
+    assert any("phrasings: 5 choices" in p and "divide 12" in p for p in problems), problems
+    assert "choices" not in " ".join(_problems(_episode(), _episode(id="t_two")))
+    five_intros = [f"{{a}}, {{b}} and {{c}} arrive together, take {n}." for n in range(5)]
+    problems = _problems(_episode(intro=five_intros), _episode(id="t_two"))
+    assert any("intros: 5 choices" in p for p in problems), problems
+
+
+def test_a_board_episode_cannot_take_story_turns() -> None:
+    """A story turn always needs help, whatever the board's list says; v3 boards also give
+    one-person items, so a story_ok board would key role-play items "no help"."""
+    base = load_episode_templates("v3")
+    boards = [episode for episode in base.episodes if episode.board][:2]
+    assert boards[0].family == boards[1].family
+    storied = [boards[0].model_copy(update={"story_ok": True}), boards[1]]
+    problems = check_episode_templates(base.model_copy(update={"episodes": storied}))
+    assert any("cannot be story_ok" in p for p in problems), problems
+    plain = check_episode_templates(base.model_copy(update={"episodes": boards}))
+    assert not any("story_ok" in p for p in plain), plain

@@ -203,6 +203,12 @@ def test_the_default_head_is_trained_on_the_default_labels() -> None:
     assert load_empathy_scorer().head.config.data["sha256"] == load_empathy_labels().sha256
 
 
+def test_the_v5_head_loads_by_name_and_is_trained_on_the_v5_labels() -> None:
+    head = load_empathy_scorer(Path("empathy-v5")).head
+    assert head.config.data["sha256"] == load_empathy_labels("empathy-labels-v5").sha256
+    assert load_empathy_scorer().head.config.data["sha256"] != head.config.data["sha256"]
+
+
 def test_earlier_heads_load_by_name_with_their_own_signals() -> None:
     previous = load_empathy_scorer(Path("empathy-v2"))
     assert previous.head.config.signals == list(SIGNAL_NAMES_V1)

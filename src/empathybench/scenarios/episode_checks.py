@@ -35,7 +35,7 @@ from empathybench.scenarios.episode_rules import (
     SERVICE_COMPLAINT,
     self_reference,
 )
-from empathybench.scenarios.episode_versions import GENERATION_RULES
+from empathybench.scenarios.episode_versions import CHOICE_RADIX, CUE_RADIX, GENERATION_RULES
 from empathybench.scenarios.templates import emotion_word_pattern
 
 
@@ -95,6 +95,8 @@ class _Checker:
             self.problems.append(f"{where}: scene must not end with a period")
         for helper_role in episode.helper_roles:
             self.text(f"{where} helper role", helper_role, slots=False)
+        self.even_draw(f"{where} helper roles", len(episode.helper_roles), CHOICE_RADIX)
+        self.even_draw(f"{where} intros", len(episode.intro), CHOICE_RADIX)
         for i, line in enumerate(episode.intro):
             self.text(f"{where} intro {i}", line)
             named = set(re.findall(r"\{([abc])\}", line))
@@ -148,11 +150,9 @@ class _Checker:
             if len(set(role.lines)) != len(role.lines):
                 self.problems.append(f"{at}: repeated line")
             rules = GENERATION_RULES.get(self.templates.version)
-            if rules and rules.line_radix % len(role.lines):
-                self.problems.append(
-                    f"{at}: {len(role.lines)} phrasings; template {self.templates.version} "
-                    f"draws each phrasing evenly only for counts that divide {rules.line_radix}"
-                )
+            if rules:
+                self.even_draw(f"{at} phrasings", len(role.lines), rules.line_radix)
+            self.even_draw(f"{at} cues (and none)", len(role.cues) + 1, CUE_RADIX)
             for i, line in enumerate([*role.lines, *role.cues]):
                 self.text(f"{at} line {i}", line)
             for cue in role.cues:
@@ -170,6 +170,15 @@ class _Checker:
                 )
             if role.cues and not episode.visible:
                 self.problems.append(f"{at}: cues on a {episode.channel} channel")
+
+    def even_draw(self, what: str, count: int, radix: int) -> None:
+        """The generator draws one of ``count`` choices from a digit of ``radix``: only a
+        count that divides it makes every choice equally likely."""
+        if count and radix % count:
+            self.problems.append(
+                f"{what}: {count} choices; template {self.templates.version} draws evenly "
+                f"only from counts that divide {radix}"
+            )
 
     def board(self, where: str, episode: Episode) -> None:
         """Board episodes: every person waits on a numbered request and says its number in
@@ -189,6 +198,12 @@ class _Checker:
             if elsewhere or any(said.values()):
                 self.problems.append(f"{where}: {{x:ref}} slots need a board")
             return
+        self.even_draw(f"{where} board lines", len(episode.board.resolved), CHOICE_RADIX)
+        if episode.story_ok:
+            self.problems.append(
+                f"{where}: a board episode cannot be story_ok (a story turn always needs help, "
+                "whatever the list says)"
+            )
         for line in episode.board.resolved:
             if line.count("{refs}") != 1:
                 self.problems.append(f"{where} board: needs one {{refs}}: {line!r}")
@@ -244,11 +259,13 @@ class _Checker:
                 self.emotion(f"belief {belief.id}", name, "negative")
             for i, line in enumerate(belief.lines):
                 self.text(f"belief {belief.id} line {i}", line, slots=False)
+            self.even_draw(f"belief {belief.id} lines", len(belief.lines), CHOICE_RADIX)
         for crisis in templates.crisis_lines:
             for name in crisis.fits:
                 self.emotion(f"crisis {crisis.id}", name, "negative")
             for i, line in enumerate(crisis.lines):
                 self.text(f"crisis {crisis.id} line {i}", line, slots=False)
+            self.even_draw(f"crisis {crisis.id} lines", len(crisis.lines), CHOICE_RADIX)
         for frame in templates.story_frames:
             if set(re.findall(r"\{(\w+)\}", frame.text)) != {"character", "line"}:
                 self.problems.append(f"story frame {frame.id}: needs {{character}} and {{line}}")

@@ -28,13 +28,9 @@ from empathybench.scenarios.episode_models import (
     StoryFrame,
 )
 from empathybench.scenarios.episode_templates import load_episode_templates
-from empathybench.scenarios.episode_versions import GENERATION_RULES
+from empathybench.scenarios.episode_versions import CHOICE_RADIX, CUE_RADIX, GENERATION_RULES
 from empathybench.scenarios.space import Frame, KindSpace
 
-# Radices: a multiple of every count an axis may have (helper roles, intros, board lines and
-# statements 1–4, cues 0–4 plus 'none'; a person's phrasings: the version's line radix).
-CHOICE_RADIX = lcm(1, 2, 3, 4)
-CUE_RADIX = lcm(1, 2, 3, 4, 5)
 ORDERS = 6  # speaking orders of three people
 MAX_STORY_INTENSITY = 2
 REF_LOW, REF_COUNT = 100, 900  # request numbers 100-999

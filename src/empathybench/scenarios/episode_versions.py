@@ -9,6 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 EPISODE_VERSIONS = frozenset({"v2", "v3"})
+
+# Digits the generator draws a choice from: a multiple of every count the choice may have, so
+# each choice is equally likely (the checker rejects counts that do not divide them). Helper
+# roles, intros, board lines and belief or crisis statements: 1-4 choices; cues: 0-4 plus
+# 'none'. A person's phrasings use their version's ``line_radix``.
+CHOICE_RADIX = 12
+CUE_RADIX = 60
 NEWEST_EPISODE_VERSION = "v3"
 
 

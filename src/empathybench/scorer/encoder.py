@@ -14,10 +14,12 @@ from a graph exported from the very same torch weights at first use (kept under 
 directory, keyed by the weights, so no download is involved). The ONNX output matches torch's
 to float rounding (a test holds cosine ≥ 0.999); ``EMPATHYBENCH_ENCODER_BACKEND=torch`` or a
 missing ``onnxruntime`` keeps torch. ``EMPATHYBENCH_ENCODER_BACKEND=torch-bf16`` (opt-in) runs
-torch's matrix products in bfloat16 (autocast; layer norms and softmax stay float32): about
-twice as fast on CPUs with native bfloat16 (AVX512-BF16 or AMX), slower on others, with
-scores within 0.01 of float32's on the 1–3 scale (``benchmarks/scorer.py --backends-only``).
-It is not the default because scores then depend on the machine's arithmetic.
+torch under bfloat16 autocast (matrix products and attention in bfloat16; layer norms stay
+float32): about twice as fast on CPUs with native bfloat16 (AVX512-BF16 or AMX), slower on
+others, with scorer scores within 0.01 of float32's on the 1–3 scale
+(``benchmarks/scorer.py --backends-only``). It applies to every user of the encoder, the
+offline judge included, and is not recorded in verdicts or scores; it is not the default
+because scores then depend on the machine's arithmetic.
 """
 
 from __future__ import annotations
