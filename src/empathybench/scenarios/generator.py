@@ -246,6 +246,7 @@ class _KindStream:
         self._position = 0
         self.rank = 0
         self._yes = 0
+        self._rates: dict[int, float] = {}  # help rate per frame position, computed once
 
     def _build(self, index: int, letter: int) -> dict[str, Any]:
         if isinstance(self.templates, EpisodeTemplateSet):
@@ -255,6 +256,13 @@ class _KindStream:
         return build_record(
             self.kind, self.space, index, letter, self.seed, self.rank, self.templates
         )
+
+    def _frame_rate(self, position: int) -> float:
+        rate = self._rates.get(position)
+        if rate is None:
+            frame = self.space.frames[position]
+            rate = self._rates[position] = frame_help_rate(self.kind, frame, self.templates)
+        return rate
 
     def next(self) -> dict[str, Any]:
         """The next record (help balancing applies to episode versions only)."""
@@ -268,7 +276,7 @@ class _KindStream:
             index = self._permutation[self._position]
             self._position += 1
             if self._balance_help and skipped < MAX_HELP_SKIPS:
-                rate = frame_help_rate(self.kind, self.space.decode(index)[0], self.templates)
+                rate = self._frame_rate(self.space.frame_position(index))
                 determined = rate in (0.0, 1.0) and index % DETERMINED_KEEP != 0
                 if determined or ((rate < 0.5) if wanted else (rate > 0.5)):
                     skipped += 1

@@ -50,10 +50,14 @@ class KindSpace:
     starts: tuple[int, ...]
     size: int
 
-    def decode(self, index: int) -> tuple[Frame, dict[str, int]]:
+    def frame_position(self, index: int) -> int:
+        """Which frame ``index`` falls in (its position in ``frames``)."""
         if not 0 <= index < self.size:
             raise IndexError(index)
-        position = bisect_right(self.starts, index) - 1
+        return bisect_right(self.starts, index) - 1
+
+    def decode(self, index: int) -> tuple[Frame, dict[str, int]]:
+        position = self.frame_position(index)
         frame = self.frames[position]
         return frame, frame.decode(index - self.starts[position])
 
