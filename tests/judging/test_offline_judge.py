@@ -88,7 +88,14 @@ def test_judging_a_run_is_resumable_and_recorded(run_dir: Path) -> None:
     again = judge_run_offline(run_dir)
     assert again.judged == 0 and again.skipped == 30
     store = RunStore(run_dir)
-    assert len(store.verdicts("offline").latest()) == 30
+    verdicts = store.verdicts("offline").latest().values()
+    assert len(verdicts) == 30
+    # "offline" names the newest bundled head of this release: each verdict says which head
+    # and encoder backend scored it (no-reply verdicts come from the rule, not the head).
+    backend = load_offline_judge().encoder.backend
+    scored = [v.scored_by for v in verdicts if v.no_reply is None]
+    assert scored and set(scored) == {f"judge-v3 on minilm, {backend}"}
+    assert all(v.scored_by is None for v in verdicts if v.no_reply is not None)
     [decision] = store.read_manifest().judges
     assert decision.judge == "offline" and "approximate" in decision.reason
     assert build_run_summary(run_dir).judges == ["offline"]
@@ -131,6 +138,18 @@ def test_distilling_an_llm_judges_verdicts(run_dir: Path, tmp_path: Path) -> Non
     before = judge.judge([(r.scenario, r.response) for r in test], run_id="x")
     after = reloaded.judge([(r.scenario, r.response) for r in test], run_id="x")
     assert [v.scores for v in before] == [v.scores for v in after]
+    backend = reloaded.encoder.backend
+    assert {v.scored_by for v in before if v.no_reply is None} == {f"on minilm, {backend}"}
+    assert {v.scored_by for v in after if v.no_reply is None} == {f"head on minilm, {backend}"}
+
+
+def test_verdicts_name_the_encoder_backend_that_ran(
+    small_suite: Suite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge = load_offline_judge("offline:judge-v2")
+    monkeypatch.setattr(judge.encoder, "backend", "torch-bf16")
+    [verdict] = judge.judge([(small_suite.scenarios[0], GOOD)], run_id="t")
+    assert verdict.scored_by == "judge-v2 on minilm, torch-bf16"
 
 
 def test_distillation_refuses_a_judge_that_did_not_judge_the_run(run_dir: Path) -> None:

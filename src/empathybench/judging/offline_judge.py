@@ -98,6 +98,7 @@ class OfflineJudge:
         head: RegressionHead,
         judge_id: str = OFFLINE_JUDGE,
         calibration: JudgeCalibration | None = None,
+        head_name: str | None = None,
     ) -> None:
         if head.config.task != "judge":
             raise UserError(f"{judge_id}: a {head.config.task} head, not an offline judge head")
@@ -105,6 +106,14 @@ class OfflineJudge:
         self.id = judge_id
         self.calibration = calibration
         self.encoder = load_encoder(head.config.encoder)
+        self.head_name = head_name
+        """The head's folder name (``judge-v3``), when it was loaded from one."""
+
+    @property
+    def scored_by(self) -> str:
+        """What head-scored verdicts record: ``judge-v3 on minilm, onnx``."""
+        head = f"{self.head_name} on " if self.head_name else "on "
+        return f"{head}{self.encoder.settings.name}, {self.encoder.backend}"
 
     def raw_scores(self, items: Sequence[tuple[Scenario, str]]) -> Matrix:
         """The head's uncalibrated predictions, one row per item (``JUDGE_TARGETS`` order)."""
@@ -167,6 +176,7 @@ class OfflineJudge:
                     crisis_referral=bool(row[-1] >= 0.5) if crisis else None,
                     finished_at=now_iso(),
                     degenerate=checks[index].degenerate,
+                    scored_by=self.scored_by,
                 )
             )
         return verdicts
@@ -217,6 +227,7 @@ def load_offline_judge(judge_id: str = OFFLINE_JUDGE) -> OfflineJudge:
         load_head(directory),
         judge_id=offline_judge_id(judge_id),
         calibration=load_calibration(directory),
+        head_name=directory.name,
     )
 
 

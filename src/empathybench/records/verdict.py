@@ -55,3 +55,7 @@ class Verdict(Record):
     """Set when the output held no reply: the text dimensions are 0 by rule, no judge asked."""
     degenerate: str | None = None
     """Why the reply looks like a degenerate loop (flagged and counted, never scored down)."""
+    scored_by: str | None = None
+    """Offline judges: the head and how its encoder ran (``judge-v3 on minilm, onnx``). The
+    id ``offline`` names the newest bundled head of the installed release, and the encoder
+    backend moves scores in the third decimal, so a verdict says which produced it."""
