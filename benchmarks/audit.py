@@ -51,6 +51,8 @@ def rows(label: str, report: AuditReport, wall_s: float) -> list[dict[str, objec
                 "ci_low": round(best.low or 0.0, 3),
                 "ci_high": round(best.high or 0.0, 3),
                 "limit": round(q.limit, 3),
+                "min_items": q.min_items,
+                "status": q.status,
                 "passed": q.passed,
                 "all_baselines": {b.name: round(b.overall.accuracy or 0.0, 3) for b in q.baselines},
                 "wall_s": round(wall_s, 2),
@@ -106,7 +108,7 @@ def main() -> None:
         print(
             f"{row['suite']:<30} {row['question']:<8} {row['items']:>5} {row['chance']:>6.3f} "
             f"{row['best_baseline']:<14} {interval:<22} {row['limit']:>6.3f} "
-            f"{'pass' if row['passed'] else 'FAIL':<6} {row['wall_s']:>7}"
+            f"{row['status']:<7} {row['wall_s']:>7}"
         )
     for row in results:
         print(f"{row['suite']} / {row['question']}: {row['all_baselines']}")

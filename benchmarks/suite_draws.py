@@ -32,6 +32,8 @@ def summary(report: AuditReport) -> dict[str, dict[str, object]]:
             "best": q.best,
             "accuracy": round(q.best_accuracy, 3),
             "limit": round(q.limit, 3),
+            "min_items": q.min_items,
+            "status": q.status,
             "passed": q.passed,
             "baselines": {b.name: round(b.overall.accuracy or 0.0, 3) for b in q.baselines},
         }
@@ -77,15 +79,16 @@ def main() -> None:
             "min": min(d["questions"][question]["accuracy"] for d in draws),
             "median": statistics.median(d["questions"][question]["accuracy"] for d in draws),
             "max": max(d["questions"][question]["accuracy"] for d in draws),
-            "failed": sum(not d["questions"][question]["passed"] for d in draws),
+            "failed": sum(d["questions"][question]["status"] == "fail" for d in draws),
+            "too_few": sum(d["questions"][question]["status"] == "too few" for d in draws),
         }
         for question in ("emotion", "help", "who")
     }
-    print(f"{'question':10} {'min':>6} {'median':>7} {'max':>6} {'draws failing':>14}")
+    print(f"{'question':10} {'min':>6} {'median':>7} {'max':>6} {'failing':>8} {'too few':>8}")
     for question, row in spread.items():
         print(
             f"{question:10} {row['min']:>6.3f} {row['median']:>7.3f} {row['max']:>6.3f} "
-            f"{row['failed']:>8} of {len(draws)}"
+            f"{row['failed']:>8} {row['too_few']:>8}  (of {len(draws)} draws)"
         )
     out = Path(__file__).parent / "results" / f"suite_draws_{args.recipe.replace('-', '_')}.json"
     out.write_text(

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from empathybench.audit.keys import Question
 from empathybench.records import Record
 
-AUDIT_SCHEMA = 1
+AUDIT_SCHEMA = 2
+"""2: each question (and the report) has a ``status``: pass, fail, or too few items to judge."""
+AuditStatus = Literal["pass", "fail", "too few"]
 AUDIT_JSON = "audit.json"
 AUDIT_MARKDOWN = "audit.md"
 
@@ -44,7 +48,12 @@ class QuestionAudit(Record):
     """The best baseline's accuracy must not exceed this."""
     rule: str
     """The pass rule in words."""
+    min_items: int
+    """Items needed to judge the point estimate (``limits.min_items``); with fewer, only an
+    interval wholly past the limit (fail) or wholly within it (pass) settles the question."""
+    status: AuditStatus
     passed: bool
+    """``status == "pass"``."""
 
 
 class TrainingSet(Record):
@@ -80,8 +89,11 @@ class AuditReport(Record):
     questions: list[QuestionAudit]
     not_audited: dict[str, str]
     """Questions with no audited items, and why."""
+    status: AuditStatus
+    """fail when a question fails; else too few when a question has too few items to judge;
+    else pass."""
     passed: bool
-    """Every audited question passed."""
+    """Every audited question passed (``status == "pass"``)."""
 
 
 def percent(value: float | None) -> str:
@@ -95,8 +107,21 @@ def accuracy_text(accuracy: Accuracy, interval: bool = True) -> str:
     return text
 
 
-def verdict(passed: bool) -> str:
-    return "pass" if passed else "FAIL"
+def verdict(status: AuditStatus) -> str:
+    return {"pass": "pass", "fail": "FAIL", "too few": "too few items to judge"}[status]
+
+
+def overall_status(statuses: list[AuditStatus]) -> AuditStatus:
+    if not statuses or "fail" in statuses:
+        return "fail"
+    return "too few" if "too few" in statuses else "pass"
+
+
+def too_few_note(q: QuestionAudit) -> str:
+    return (
+        f"{q.question}: {q.n} items, too few to judge (the point estimate needs at least "
+        f"{q.min_items}, and the interval straddles the limit)"
+    )
 
 
 def audit_markdown(report: AuditReport) -> str:
@@ -111,10 +136,11 @@ def audit_markdown(report: AuditReport) -> str:
         f"with seed {training.seed} ({training.dropped} generated items dropped because the "
         "suite holds them).",
         "",
-        f"**Overall: {verdict(report.passed)}**",
+        f"**Overall: {verdict(report.status)}**",
         "",
         "Accuracy with 95% Wilson intervals; a question passes when its best baseline is "
-        "within the limit.",
+        "within the limit. With fewer items than the point estimate needs, only an interval "
+        "wholly past the limit (fail) or wholly within it (pass) settles a question.",
         "",
         markdown_table(
             ["question", "items", "chance", "best baseline", "accuracy", "limit", "result"],
@@ -126,7 +152,7 @@ def audit_markdown(report: AuditReport) -> str:
                     q.best,
                     accuracy_text(next(b for b in q.baselines if b.name == q.best).overall),
                     f"≤ {percent(q.limit)} ({q.rule})",
-                    verdict(q.passed),
+                    verdict(q.status),
                 ]
                 for q in report.questions
             ],
@@ -134,6 +160,9 @@ def audit_markdown(report: AuditReport) -> str:
     ]
     for question, reason in report.not_audited.items():
         lines += ["", f"{question}: not audited ({reason})."]
+    for q in report.questions:
+        if q.status == "too few":
+            lines += ["", f"{too_few_note(q)}."]
     for q in report.questions:
         kinds = list(q.kind_chance)
         lines += ["", f"## {q.question}", "", f"Answer chosen from {q.candidates}.", ""]

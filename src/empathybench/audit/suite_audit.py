@@ -4,8 +4,10 @@ The training set is ``generate_records(train_n, train_seed, template_version=...
 suite's own template version, minus any item the suite holds (same id or same prompt). Each
 baseline is fitted on the training items' visible text and keys, then answers every audited
 item; its accuracy (overall and per kind, with 95% Wilson intervals) stands beside chance.
-A question passes when its best baseline stays within the limit below; the suite passes
-when every audited question does.
+A question passes when its best baseline stays within the limit below, fails when it goes
+past it, and is "too few" to judge when it has fewer items than the point estimate needs
+(``limits.min_items``) and the interval straddles the limit; the suite passes when every
+audited question does.
 """
 
 from __future__ import annotations
@@ -36,15 +38,18 @@ from empathybench.audit.limits import (
     HELP_MAX_MARGIN,
     MAX_TRAIN_N,
     WHO_MAX_MARGIN,
+    min_items,
 )
 from empathybench.audit.ngram import NgramChoice, NgramWho
 from empathybench.audit.results import (
     Accuracy,
     AuditReport,
+    AuditStatus,
     BaselineResult,
     QuestionAudit,
     Thresholds,
     TrainingSet,
+    overall_status,
 )
 from empathybench.audit.rules import (
     AlwaysYes,
@@ -232,6 +237,8 @@ def _audit_question(
     best = max(results, key=lambda r: r.overall.accuracy or 0.0)
     best_accuracy = best.overall.accuracy or 0.0
     limit, rule, chance_ok = _limit(question, chance)
+    needed = min_items(chance, limit)
+    status = question_status(best.overall, limit, needed, chance_ok)
     nobody = any(NOBODY in view.candidates for view in views)
     return QuestionAudit(
         question=question,
@@ -244,8 +251,29 @@ def _audit_question(
         best_accuracy=best_accuracy,
         limit=limit,
         rule=rule,
-        passed=chance_ok and best_accuracy <= limit + 1e-12,
+        min_items=needed,
+        status=status,
+        passed=status == "pass",
     )
+
+
+def question_status(
+    best: Accuracy, limit: float, needed: int, chance_ok: bool = True
+) -> AuditStatus:
+    """pass or fail from the best baseline's point estimate when it has ``needed`` items;
+    with fewer, only an interval wholly past the limit fails and one wholly within it
+    passes; otherwise too few. A suite whose chance level itself breaks the rule (help
+    majority over 60%) fails at any size: that is a count, not an estimate."""
+    if not chance_ok:
+        return "fail"
+    over = (best.accuracy or 0.0) > limit + 1e-12
+    if best.n >= needed:
+        return "fail" if over else "pass"
+    if over and best.low is not None and best.low > limit + 1e-12:
+        return "fail"
+    if not over and best.high is not None and best.high <= limit + 1e-12:
+        return "pass"
+    return "too few"
 
 
 def _training_items(
@@ -337,6 +365,7 @@ def audit_suite(
             not_audited[question] = "no keyed training items"
             continue
         questions.append(_audit_question(question, train_pairs, audit_triples, valences, say))
+    status = overall_status([q.status for q in questions])
 
     return AuditReport(
         suite=suite.name,
@@ -362,5 +391,6 @@ def audit_suite(
         ),
         questions=questions,
         not_audited=not_audited,
-        passed=bool(questions) and all(q.passed for q in questions),
+        status=status,
+        passed=status == "pass",
     )

@@ -31,8 +31,17 @@ def _cell(accuracy: Accuracy, interval: bool = True) -> str:
     return text
 
 
+_STATUS_CELL = {
+    "pass": "[green]pass[/]",
+    "fail": "[bold red]FAIL[/]",
+    "too few": "[yellow]too few items[/]",
+}
+
+
 def audit_tables(report: AuditReport) -> list[Table]:
     """One table per question (baselines × overall and per kind), then the summary."""
+    from empathybench.audit.results import verdict
+
     codes = _kind_codes()
     tables = []
     for q in report.questions:
@@ -70,9 +79,9 @@ def audit_tables(report: AuditReport) -> list[Table]:
             q.best,
             _cell(best.overall),
             f"≤ {100 * q.limit:.1f}",
-            "[green]pass[/]" if q.passed else "[bold red]FAIL[/]",
+            _STATUS_CELL[q.status],
         )
-    summary.add_row("overall", "", "", "", "", "pass" if report.passed else "FAIL", style="bold")
+    summary.add_row("overall", "", "", "", "", verdict(report.status), style="bold")
     tables.append(summary)
     return tables
 
@@ -104,7 +113,8 @@ def _audit(
     ] = None,
 ) -> None:
     """Train surface-only baselines on a separate generated set; report their accuracy on
-    SUITE beside chance. Exits 1 when a question fails its threshold."""
+    SUITE beside chance. Exits 1 when a question fails its threshold, or has too few items
+    to judge."""
     from empathybench.audit import audit_suite
     from empathybench.audit.results import AUDIT_JSON, AUDIT_MARKDOWN, audit_markdown
     from empathybench.jsonl import pretty_json, write_text_files
@@ -183,7 +193,7 @@ def _kappa(value: float | None) -> str:
 
 
 def _print_report(report: AuditReport) -> None:
-    from empathybench.audit.results import verdict
+    from empathybench.audit.results import too_few_note, verdict
 
     for table in audit_tables(report):
         console.print(table)
@@ -199,7 +209,9 @@ def _print_report(report: AuditReport) -> None:
         console.print(f"{question}: not audited ({reason})", highlight=False)
     for q in report.questions:
         console.print(f"{q.question} limit: {q.rule}", highlight=False)
-    console.print(f"audit: {verdict(report.passed)}", highlight=False)
+        if q.status == "too few":
+            console.print(too_few_note(q), highlight=False)
+    console.print(f"audit: {verdict(report.status)}", highlight=False)
 
 
 def _kind_codes() -> dict[str, str]:
