@@ -33,7 +33,7 @@ from empathybench.scenarios import suites
 from empathybench.scenarios.suites import write_scenarios
 if sys.argv[3] == "stdlib":
     from empathybench.jsonl import canonical_json_data
-    suites.canonical_json_bytes = lambda data: canonical_json_data(data).encode("utf-8")
+    suites.canonical_json_bytes = lambda data, *hint: canonical_json_data(data).encode("utf-8")
 version = sys.argv[4]
 t0 = time.perf_counter()
 build_episode_space(version) if version in EPISODE_VERSIONS else build_space(version)

@@ -35,6 +35,26 @@ def test_same_bytes_as_the_standard_library(data: Any) -> None:
     assert canonical_json_bytes(data) == canonical_json_data(data).encode("utf-8")
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"id": "a", "provenance": {"seed": 1, "space_index": 10**40, "rank": 2}},
+        {"provenance": {"space_index": 10**40}, "also_big": 10**41},  # a second one
+        {"provenance": {"space_index": 10**40}, "collision": "\ue0000\ue000"},
+        {"provenance": {"space_index": -(10**40)}},
+        {"provenance": {"space_index": 7}},  # small: the general path
+        {"provenance": {"space_index": "10"}},
+        {"provenance": [10**40]},
+        {"no_provenance": 10**40},
+        ["provenance", 10**40],
+        {"provenance": {"space_index": 10**40, "bad": Colour.RED}},
+    ],
+)
+def test_the_big_integer_hint_writes_the_same_bytes(data: Any) -> None:
+    hinted = canonical_json_bytes(data, ("provenance", "space_index"))
+    assert hinted == canonical_json_data(data).encode("utf-8")
+
+
 def test_a_lone_surrogate_fails_as_it_did() -> None:
     with pytest.raises(UnicodeEncodeError):
         canonical_json_data({"surrogate": "\ud800"}).encode("utf-8")
@@ -56,6 +76,7 @@ def _has_float(value: object) -> bool:
 def test_generator_records_hold_no_float_and_encode_identically(template_version: str) -> None:
     records = list(generate_records(300, 5, template_version=template_version))
     assert not any(_has_float(record) for record in records)
-    assert [canonical_json_bytes(r) for r in records] == [
-        canonical_json_data(r).encode("utf-8") for r in records
-    ]
+    expected = [canonical_json_data(r).encode("utf-8") for r in records]
+    assert [canonical_json_bytes(r) for r in records] == expected
+    hinted = [canonical_json_bytes(r, ("provenance", "space_index")) for r in records]
+    assert hinted == expected

@@ -43,7 +43,7 @@ def _refuse(value: object) -> object:
     raise TypeError(f"not plain JSON data: {type(value).__name__}")
 
 
-def canonical_json_bytes(data: object) -> bytes:
+def canonical_json_bytes(data: object, big_integer_at: tuple[str, str] | None = None) -> bytes:
     """``canonical_json_data(data)`` as UTF-8 bytes, byte for byte, for data without floats.
 
     orjson (several times faster) writes the same bytes as the standard library for strings,
@@ -55,7 +55,16 @@ def canonical_json_bytes(data: object) -> bytes:
     some of them differently (``1e-05``) and orjson writes NaN as ``null``, so data that may
     hold a float must use ``canonical_json_data``. Scenario records hold none (``Scenario``
     has no float field, and a test walks every kind the generators make).
+
+    ``big_integer_at`` (``("provenance", "space_index")``): where a writer expects the one
+    integer beyond 64 bits of each record. It is swapped for its placeholder directly, which
+    skips orjson's failed first attempt and the walk over every mapping (about 3× less time
+    for episode records); any other record takes the general path, with the same bytes.
     """
+    if big_integer_at is not None:
+        fast = _with_big_integer_at(data, big_integer_at)
+        if fast is not None:
+            return fast
     try:
         return orjson.dumps(data, default=_refuse, option=_ORJSON_OPTIONS)
     except (orjson.JSONEncodeError, TypeError) as error:
@@ -65,6 +74,35 @@ def canonical_json_bytes(data: object) -> bytes:
 
 _PLACEHOLDER = "\ue000"
 """Marks a big integer's stand-in string (a private-use character, never in our data)."""
+
+
+def _with_big_integer_at(data: object, path: tuple[str, str]) -> bytes | None:
+    """orjson's bytes for ``data`` with the big integer at ``data[outer][inner]`` written by
+    its digits; None when there is none there, or anything else stops orjson, or the
+    placeholder is not found exactly once (the general path then decides)."""
+    outer, inner = path
+    mapping = data.get(outer) if type(data) is dict else None
+    value = mapping.get(inner) if type(mapping) is dict else None
+    if type(value) is not int or -(2**63) <= value < 2**64:
+        return None
+    assert isinstance(data, dict) and isinstance(mapping, dict)
+    placeholder = f"{_PLACEHOLDER}0{_PLACEHOLDER}"
+    swapped = dict(data)
+    swapped[outer] = {**mapping, inner: placeholder}
+    try:
+        out = orjson.dumps(swapped, default=_refuse, option=_ORJSON_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+    # Searched without its quotes: the private-use character's first byte is rare in JSON,
+    # so the search skips ahead fast where a leading quote would stop it at every string.
+    core = placeholder.encode()
+    start = out.find(core)
+    end = start + len(core)
+    if start < 1 or out[start - 1 : start] != b'"' or out[end : end + 1] != b'"':
+        return None
+    if out.find(core, end) != -1:
+        return None
+    return b"".join((out[: start - 1], str(value).encode(), out[end + 1 :]))
 
 
 def _with_big_integers(data: object) -> bytes | None:

@@ -10,7 +10,8 @@ import pytest
 
 from empathybench.audit.limits import min_items
 from empathybench.audit.results import Accuracy, overall_status
-from empathybench.audit.suite_audit import _accuracy as accuracy_of, question_status
+from empathybench.audit.suite_audit import _accuracy as accuracy_of
+from empathybench.audit.suite_audit import question_status
 from empathybench.cli import main
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import write_scenarios
@@ -36,9 +37,7 @@ def test_the_needed_count_holds_the_false_fail_rate_near_five_percent() -> None:
     from math import comb
 
     def crossing(n: int, p: float, limit: float) -> float:
-        return sum(
-            comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1) if k / n > limit
-        )
+        return sum(comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1) if k / n > limit)
 
     assert 0.02 < crossing(65, 1 / 3, 0.43) < 0.08
     assert crossing(12, 0.25, 0.35) > 0.15

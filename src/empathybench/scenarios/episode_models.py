@@ -19,6 +19,7 @@ Subject pronouns are not offered: say the name, so verbs never need to agree.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -186,3 +187,8 @@ class EpisodeTemplateSet(_Strict):
     story_frames: list[StoryFrame]
     story_characters: list[str]
     character_lines: list[CharacterLine]
+
+    @cached_property
+    def emotion_words(self) -> dict[str, EmotionWord]:
+        """The emotions by name (looked up for every generated item)."""
+        return {emotion.name: emotion for emotion in self.emotions}

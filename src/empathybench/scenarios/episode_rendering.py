@@ -6,6 +6,7 @@ are validated as ``Scenario`` wherever they are read.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, TypeVar
 
 from empathybench.judging.rubric import item_dimensions
@@ -74,19 +75,39 @@ def _listing(numbers: list[int]) -> str:
     return f"{', '.join(ordered[:-1])} and {ordered[-1]}"
 
 
-def fill(text: str, cast: dict[str, Person], refs: dict[str, int] | None = None) -> str:
-    def replace(match: Any) -> str:
-        if match.group(2) == "ref":
-            assert refs is not None, "a {x:ref} slot outside a board episode"
-            return str(refs[match.group(1)])
-        person = cast[match.group(1)]
-        if match.group(2) == "their":
-            return _POSSESSIVE[person.pronouns]
-        if match.group(2) == "them":
-            return _OBJECT[person.pronouns]
-        return person.name
+@cache
+def _pieces(text: str) -> tuple[str | tuple[str, str], ...]:
+    """``text`` split once into literal strings and ``(role, form)`` slots (form '' for the
+    name): the generator fills the same few thousand template strings millions of times."""
+    pieces: list[str | tuple[str, str]] = []
+    position = 0
+    for match in SLOT_PATTERN.finditer(text):
+        if match.start() > position:
+            pieces.append(text[position : match.start()])
+        pieces.append((match.group(1), match.group(2) or ""))
+        position = match.end()
+    if position < len(text):
+        pieces.append(text[position:])
+    return tuple(pieces)
 
-    return SLOT_PATTERN.sub(replace, text)
+
+def fill(text: str, cast: dict[str, Person], refs: dict[str, int] | None = None) -> str:
+    out = []
+    for piece in _pieces(text):
+        if isinstance(piece, str):
+            out.append(piece)
+            continue
+        role, form = piece
+        if form == "ref":
+            assert refs is not None, "a {x:ref} slot outside a board episode"
+            out.append(str(refs[role]))
+        elif form == "their":
+            out.append(_POSSESSIVE[cast[role].pronouns])
+        elif form == "them":
+            out.append(_OBJECT[cast[role].pronouns])
+        else:
+            out.append(cast[role].name)
+    return "".join(out)
 
 
 def _choice(options: list[T], digit: int) -> T:
@@ -233,7 +254,7 @@ def build_episode_record(
                 "Nobody here needs help from you right now"
                 + (": every request is listed as done." if episode.board else ".")
             )
-    negative = next(e.valence for e in templates.emotions if e.name == reply_role.emotion)
+    negative = templates.emotion_words[reply_role.emotion].valence
 
     turns: list[tuple[str, str]] = [
         ("narration", fill(_choice(episode.intro, digits["intro"]), cast, refs))
@@ -255,7 +276,7 @@ def build_episode_record(
     distractors = episode.other_emotions(focus)
     if digits["distractor_order"]:
         distractors.reverse()
-    emotion = next(e for e in templates.emotions if e.name == focus_role.emotion)
+    emotion = templates.emotion_words[focus_role.emotion]
     options = [*distractors[:letter_index], emotion.name, *distractors[letter_index:]]
     helper_role = _choice(episode.helper_roles, digits["helper_role"])
     system, user = render_prompt(

@@ -88,7 +88,7 @@ def _story_radix(templates: EpisodeTemplateSet) -> int:
 
 
 def _valence(templates: EpisodeTemplateSet, emotion: str) -> str:
-    return next(e.valence for e in templates.emotions if e.name == emotion)
+    return templates.emotion_words[emotion].valence
 
 
 # A person whose own words say they need nothing from the helper because they have dealt
@@ -144,7 +144,7 @@ def story_eligible(templates: EpisodeTemplateSet, episode: Episode, focus: str) 
     person whose emotion is not intense (an outraged or elated person does not switch to
     a bedtime story) and whose matter is not a safety one (a medicine mix-up)."""
     role = episode.roles[focus]
-    emotion = next(e for e in templates.emotions if e.name == role.emotion)
+    emotion = templates.emotion_words[role.emotion]
     return (
         episode.story_ok
         and not role.safety

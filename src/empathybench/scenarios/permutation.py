@@ -100,8 +100,22 @@ class IndexPermutation:
                 x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
                 left, right = right, (left ^ x ^ (x >> 31)) & mask
         else:
+            # ``_round`` inlined (the episode versions' spaces are beyond 64 bits): the same
+            # arithmetic, without two function calls per block and round.
+            shifts = range(64, 64 * self._blocks, 64)
             for round_key in self._round_keys:
-                left, right = right, (left ^ self._round(right, round_key)) & mask
+                x = ((right ^ round_key) + 0x9E3779B97F4A7C15) & MASK64
+                x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+                x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+                mixed = x ^ (x >> 31)
+                for shift in shifts:
+                    x = (
+                        (((right >> shift) & MASK64) ^ mixed ^ round_key) + 0x9E3779B97F4A7C15
+                    ) & MASK64
+                    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+                    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+                    mixed |= (x ^ (x >> 31)) << shift
+                left, right = right, (left ^ mixed) & mask
         return (left << half) | right
 
     def __getitem__(self, position: int) -> int:

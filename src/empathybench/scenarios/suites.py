@@ -24,6 +24,9 @@ from empathybench.records import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
 DEFAULT_SUITE = "standard-v3"
+SPACE_INDEX = ("provenance", "space_index")
+"""Where a generated record holds its position in the generator's space: an integer beyond
+64 bits for episode versions, which the writer swaps in by its digits."""
 """The suite a run uses when none is given: the frozen standard set of the newest template
 version (``standard-v1`` stays bundled, by name, for comparison with earlier results)."""
 
@@ -51,7 +54,7 @@ def write_scenarios(path: Path, scenarios: Iterable[Scenario | dict[str, Any]]) 
         with temporary.open("wb") as handle:
             for item in scenarios:
                 if isinstance(item, dict):
-                    line = canonical_json_bytes(item) + b"\n"
+                    line = canonical_json_bytes(item, SPACE_INDEX) + b"\n"
                     kind, letter = item["kind"], item["correct_letter"]
                 else:
                     line = (canonical_json(item) + "\n").encode("utf-8")
