@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,6 +41,33 @@ def test_wide_rounds_inlined_match_the_reference_round(bits: int, value: int, ke
     for round_key in permutation._round_keys:
         left, right = right, (left ^ permutation._round(right, round_key)) & mask
     assert permutation._encrypt(value) == (left << half) | right
+
+
+@given(
+    size=st.one_of(
+        st.integers(min_value=2**129, max_value=2**256 - 1),  # vectorised (65-128 bit halves)
+        st.integers(min_value=1, max_value=2**40),  # narrow: one lookup at a time
+        st.integers(min_value=2**257, max_value=2**300),  # three limbs: one at a time
+    ),
+    start=st.integers(min_value=0, max_value=2000),
+    count=st.integers(min_value=0, max_value=700),
+    key=st.integers(0, 2**64 - 1),
+)
+@settings(max_examples=60, deadline=None)
+def test_values_are_the_lookups_in_a_window(size: int, start: int, count: int, key: int) -> None:
+    permutation = IndexPermutation(size, key)
+    start = min(start, size)
+    expected = [permutation[p] for p in range(start, min(start + count, size))]
+    assert permutation.values(start, count) == expected
+
+
+def test_values_near_the_end_of_the_space_and_past_it() -> None:
+    permutation = IndexPermutation(2**130 + 5, 11)
+    assert permutation.values(2**130, 10) == [permutation[2**130 + i] for i in range(5)]
+    small = IndexPermutation(10, 3)
+    assert sorted(small.values(0, 50)) == list(range(10))
+    with pytest.raises(IndexError):
+        small.values(11, 1)
 
 
 def test_keys_change_the_order_and_the_same_key_repeats_it() -> None:

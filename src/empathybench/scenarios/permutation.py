@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator, MutableSequence
 from typing import TypeVar
 
+import numpy as np
+
 MASK64 = (1 << 64) - 1
 T = TypeVar("T")
 
@@ -129,3 +131,63 @@ class IndexPermutation:
     def __iter__(self) -> Iterator[int]:
         for position in range(self.size):
             yield self[position]
+
+    def values(self, start: int, count: int) -> list[int]:
+        """``[self[p] for p in range(start, start + count)]`` (clipped to the size), the
+        same values: vectorised with numpy when the halves are 65-128 bits wide (every
+        episode version's spaces), where one Python lookup costs about 9 µs."""
+        stop = min(start + count, self.size)
+        if start < 0 or start > stop:
+            raise IndexError(start)
+        if not 64 < self._half <= 128 or stop > 1 << 64:
+            return [self[position] for position in range(start, stop)]
+        return self._wide_values(start, stop)
+
+    def _wide_values(self, start: int, stop: int) -> list[int]:
+        """The Feistel rounds on two 64-bit limbs per half (``_round`` for two blocks:
+        block 0 mixes the low limb with the key, block 1 the high limb with block 0's output
+        and the key), with cycle-walking on the entries still out of range."""
+        half = self._half
+        top_mask = np.uint64((1 << (half - 64)) - 1)
+        keys = [np.uint64(key) for key in self._round_keys]
+        size_left, size_right = self.size >> half, self.size & self._half_mask
+        limit = [np.uint64(size_left >> 64), np.uint64(size_left & MASK64)]
+        limit += [np.uint64(size_right >> 64), np.uint64(size_right & MASK64)]
+        count = stop - start
+        # Limbs, high to low: left_hi, left_lo, right_hi, right_lo (positions < 2**64).
+        state = np.zeros((4, count), dtype=np.uint64)
+        state[3] = np.arange(start, stop, dtype=np.uint64)
+        pending = np.arange(count)
+        with np.errstate(over="ignore"):
+            while pending.size:
+                left_hi, left_lo, right_hi, right_lo = state[:, pending]
+                for key in keys:
+                    low = _mix64_array(right_lo ^ key)
+                    high = _mix64_array(right_hi ^ low ^ key)
+                    left_hi, left_lo, right_hi, right_lo = (
+                        right_hi,
+                        right_lo,
+                        (left_hi ^ high) & top_mask,
+                        left_lo ^ low,
+                    )
+                state[:, pending] = left_hi, left_lo, right_hi, right_lo
+                # Out of range (value >= size), compared limb by limb from the top.
+                over = np.zeros(pending.size, dtype=bool)
+                equal = np.ones(pending.size, dtype=bool)
+                for limb, bound in zip((left_hi, left_lo, right_hi, right_lo), limit, strict=True):
+                    over |= equal & (limb > bound)
+                    equal &= limb == bound
+                pending = pending[over | equal]
+        out = []
+        shift = half + 64
+        for l_hi, l_lo, r_hi, r_lo in zip(*(row.tolist() for row in state), strict=True):
+            out.append((l_hi << shift) | (l_lo << half) | (r_hi << 64) | r_lo)
+        return out
+
+
+def _mix64_array(values: np.ndarray) -> np.ndarray:
+    """``mix64`` on every element of a uint64 array (multiplication wraps at 64 bits)."""
+    x = values + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
