@@ -27,6 +27,7 @@ from empathybench.audit.rules import (
     ValenceEmotion,
     ValenceHelp,
 )
+from empathybench.audit.scene_lookup import SceneLookup
 from empathybench.audit.suite_audit import make_baselines
 from empathybench.audit.visible import VisibleItem
 from tests.fakes.audit_items import scene, view, who_view
@@ -180,15 +181,49 @@ def help_rule_case(make: Callable[[], Baseline], expected: list[str]) -> Case:
     return Case(make, test, expected, train, [NO, NO, NO, YES, YES])
 
 
+KITCHEN_LINES = ["The soup is nearly ready.", "I found the good spoons at last."]
+BELIEF = "I ruin everything I touch."
+
+
+def scene_lookup_case(help_question: bool) -> Case:
+    """Same words in two settings: the kitchen keys joy (yes), the bus stop fear (no), and
+    a kitchen line that goes on with a harsh belief keys anger (yes). Only the setting and
+    whether a known line is extended tell them apart; a bag of words sees the same lines."""
+
+    def item(setting: str, name: str, line: str, order: tuple[str, str, str]) -> VisibleItem:
+        built = scene([(name, line)], order, setting=setting)
+        return view(built, (YES, NO) if help_question else None)
+
+    train, keys = [], []
+    for i, name in enumerate(NAMES):
+        for line in KITCHEN_LINES:
+            train += [item("A kitchen", name, line, ORDERS[i % 3])]
+            train += [item("A bus stop", name, line, ORDERS[(i + 1) % 3])]
+            keys += [YES, NO] if help_question else ["joy", "fear"]
+        train.append(item("A kitchen", name, f"{KITCHEN_LINES[i % 2]} {BELIEF}", ORDERS[i % 3]))
+        keys.append(YES if help_question else "anger")
+    test = [
+        item("A kitchen", "Eve", KITCHEN_LINES[0], ORDERS[1]),
+        item("A bus stop", "Eve", KITCHEN_LINES[1], ORDERS[2]),
+        item("A kitchen", "Eve", f"{KITCHEN_LINES[1]} {BELIEF}", ORDERS[0]),
+        item("A bus stop", "Eve", f"{KITCHEN_LINES[1]} {BELIEF}", ORDERS[0]),
+    ]
+    # At the bus stop an extended line was never seen in training: the training prior.
+    expected = [YES, NO, YES, YES] if help_question else ["joy", "fear", "anger", "joy"]
+    return Case(SceneLookup, test, expected, train, keys)
+
+
 CASES: dict[str, Callable[[], Case]] = {
     "emotion/ngram": lambda: emotion_cue_case(NgramChoice),
     "emotion/cue-lines": lambda: emotion_cue_case(CueLines),
     "emotion/valence": valence_case,
+    "emotion/scene-lookup": lambda: scene_lookup_case(help_question=False),
     "emotion/majority-letter": majority_letter_case,
     "emotion/longest-option": lambda: option_length_case(True),
     "emotion/shortest-option": lambda: option_length_case(False),
     "help/ngram": lambda: help_cue_case(NgramChoice),
     "help/cue-lines": lambda: help_cue_case(CueLines),
+    "help/scene-lookup": lambda: scene_lookup_case(help_question=True),
     "help/valence": lambda: help_rule_case(ValenceHelp, [YES, NO, NO]),
     "help/always-yes": lambda: help_rule_case(AlwaysYes, [YES, YES, YES]),
     "help/majority": lambda: help_rule_case(MajorityKey, [NO, NO, NO]),

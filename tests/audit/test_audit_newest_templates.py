@@ -24,8 +24,11 @@ def test_surface_baselines_stay_near_chance_on_the_newest_templates() -> None:
     report = audit_suite(suite, train_n=2000, train_seed=4242)
     emotion = next(q for q in report.questions if q.question == "emotion")
     assert emotion.best_accuracy <= EMOTION_MAX_ACCURACY, emotion
-    # v3 measured: emotion 0.412 (limit 0.43), help 0.618 (majority 0.58, limit 0.63), who
-    # 0.292 (chance 0.25; before board episodes a per-person bag of words got 1.0).
+    # v3 measured: emotion 0.412 (limit 0.43), help 0.623 by the scene lookup (majority
+    # 0.58, limit 0.63; 0.618 before that baseline), who 0.292 (chance 0.25; before board
+    # episodes a per-person bag of words got 1.0). On 1,000-item sets the scene lookup
+    # fails emotion on one seed in five and help on another (docs/audit.md): this seed
+    # passes, so the test pins the version against getting worse, not a clean bill.
     who = next(q for q in report.questions if q.question == "who")
     assert who.passed, who
     help_ = next(q for q in report.questions if q.question == "help")

@@ -66,6 +66,7 @@ from empathybench.audit.rules import (
     ValenceEmotion,
     ValenceHelp,
 )
+from empathybench.audit.scene_lookup import SceneLookup
 from empathybench.audit.visible import VisibleItem, visible_item
 from empathybench.errors import ParameterError, UserError
 from empathybench.records import SCENARIO_KINDS, Scenario, Suite
@@ -144,12 +145,20 @@ def make_baselines(question: Question, valences: dict[str, str]) -> list[Baselin
             NgramChoice(),
             CueLines(),
             ValenceEmotion(valences),
+            SceneLookup(),
             MajorityLetter(),
             LongestOption(),
             ShortestOption(),
         ]
     if question == "help":
-        return [NgramChoice(), CueLines(), ValenceHelp(), AlwaysYes(), MajorityKey()]
+        return [
+            NgramChoice(),
+            CueLines(),
+            SceneLookup(),
+            ValenceHelp(),
+            AlwaysYes(),
+            MajorityKey(),
+        ]
     return [
         NgramWho(),
         CueLinesWho(),
