@@ -6,8 +6,8 @@ keyed there; it answers with the item's option seen most often. Three views:
 - ``scene``: the scene alone (a model reads the scene);
 - ``scene + visible kind``: also the kind as far as the prompt shows it. Beliefs, crisis
   statements, story turns and group questions can be told from the text; emotion-support and
-  positive-control items cannot (the same prompt form), so they count as one. Still a
-  surface reader, one the audit's linear baselines do not model (scene × kind);
+  positive-control items cannot (the same prompt form), so they count as one. A surface
+  reader: the audit's ``scene-lookup`` baseline reads the form from the prompt itself;
 - ``scene + hidden kind``: the recorded kind. Not a surface reader: models never see it, and
   for emotion-support and positive-control items it *is* the key's valence. The audit never
   shows baselines the kind (docs/audit.md); this is what an auditor training per kind sees.
