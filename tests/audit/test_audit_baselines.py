@@ -263,3 +263,25 @@ def test_each_baseline_follows_its_cue(name: str) -> None:
         "help/majority",
         "who/first-named",
     }
+
+
+def test_the_scene_lookup_tells_question_forms_apart_and_reads_narration_only() -> None:
+    """The same setting and words, asked as a one-person question (keyed joy) or a group
+    question (keyed fear): only the question form differs. An item where nobody speaks
+    (narration only) is looked up like any other."""
+    line = "The soup is nearly ready."
+    one = [view(scene([(name, line)], ORDERS[i % 3])) for i, name in enumerate(NAMES[:3])]
+    group = [
+        view(scene([(name, line)], ORDERS[i % 3], names=[name, "Zed"]))
+        for i, name in enumerate(NAMES)
+    ]
+    quiet = [("narration", "The room is quiet.")]
+    silent = view(scene(quiet, ORDERS[2], setting="A library"))
+    baseline = SceneLookup()
+    # Fewer one-person items than group items: ignoring the form would answer fear to both.
+    baseline.fit([*one, *group, silent], ["joy"] * 3 + ["fear"] * 4 + ["anger"])
+    test_one = view(scene([("Eve", line)], ORDERS[1]))
+    test_group = view(scene([("Eve", line)], ORDERS[2], names=["Eve", "Yan"]))
+    assert baseline.predict(test_one) == "joy"
+    assert baseline.predict(test_group) == "fear"
+    assert baseline.predict(view(scene(quiet, ORDERS[0], setting="A library"))) == "anger"

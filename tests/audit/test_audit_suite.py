@@ -38,7 +38,7 @@ def test_ngram_answers_v1_emotion_from_surface_words(v1_report: AuditReport) -> 
     assert _accuracy(v1_report, "emotion", "ngram") > 0.9
     assert _accuracy(v1_report, "help", "ngram") > 0.9
     assert _accuracy(v1_report, "who", "first-speaker") == 1.0  # only the focus person speaks
-    assert not v1_report.passed and not any(q.passed for q in v1_report.questions)
+    assert v1_report.status == "fail" and all(q.status == "fail" for q in v1_report.questions)
     emotion = v1_report.questions[0]
     assert emotion.chance == pytest.approx(1 / 3) and emotion.limit == EMOTION_MAX_ACCURACY
     ngram = emotion.baselines[0].overall

@@ -2,6 +2,7 @@
 and distillation from an LLM judge's verdicts (real bundled encoder and head)."""
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -92,9 +93,12 @@ def test_judging_a_run_is_resumable_and_recorded(run_dir: Path) -> None:
     assert len(verdicts) == 30
     # "offline" names the newest bundled head of this release: each verdict says which head
     # and encoder backend scored it (no-reply verdicts come from the rule, not the head).
-    backend = load_offline_judge().encoder.backend
+    judge = load_offline_judge()
     scored = [v.scored_by for v in verdicts if v.no_reply is None]
-    assert scored and set(scored) == {f"judge-v3 on minilm, {backend}"}
+    assert scored and set(scored) == {judge.scored_by}
+    assert re.fullmatch(
+        rf"judge-v3 \([0-9a-f]{{8}}\) on minilm, {judge.encoder.backend}", scored[0]
+    )
     assert all(v.scored_by is None for v in verdicts if v.no_reply is not None)
     [decision] = store.read_manifest().judges
     assert decision.judge == "offline" and "approximate" in decision.reason
@@ -139,8 +143,18 @@ def test_distilling_an_llm_judges_verdicts(run_dir: Path, tmp_path: Path) -> Non
     after = reloaded.judge([(r.scenario, r.response) for r in test], run_id="x")
     assert [v.scores for v in before] == [v.scores for v in after]
     backend = reloaded.encoder.backend
-    assert {v.scored_by for v in before if v.no_reply is None} == {f"on minilm, {backend}"}
-    assert {v.scored_by for v in after if v.no_reply is None} == {f"head on minilm, {backend}"}
+    assert {v.scored_by for v in before if v.no_reply is None} == {
+        f"an unsaved head on minilm, {backend}"
+    }
+    # The folder's name and a digest of its files: another head saved under the same name
+    # reads differently.
+    [saved] = {v.scored_by for v in after if v.no_reply is None}
+    assert re.fullmatch(rf"head \([0-9a-f]{{8}}\) on minilm, {backend}", saved or "")
+    other = train_offline_judge(
+        train[:-3], data={"name": "other"}, settings=TrainingSettings(epochs=2)
+    )
+    other.save(tmp_path / "other" / "head")
+    assert load_offline_judge(f"offline:{tmp_path / 'other' / 'head'}").scored_by != saved
 
 
 def test_verdicts_name_the_encoder_backend_that_ran(
@@ -149,7 +163,8 @@ def test_verdicts_name_the_encoder_backend_that_ran(
     judge = load_offline_judge("offline:judge-v2")
     monkeypatch.setattr(judge.encoder, "backend", "torch-bf16")
     [verdict] = judge.judge([(small_suite.scenarios[0], GOOD)], run_id="t")
-    assert verdict.scored_by == "judge-v2 on minilm, torch-bf16"
+    assert verdict.scored_by == f"{judge.head_name} on minilm, torch-bf16"
+    assert (judge.head_name or "").startswith("judge-v2 (")
 
 
 def test_distillation_refuses_a_judge_that_did_not_judge_the_run(run_dir: Path) -> None:

@@ -64,6 +64,8 @@ def test_values_are_the_lookups_in_a_window(size: int, start: int, count: int, k
 def test_values_near_the_end_of_the_space_and_past_it() -> None:
     permutation = IndexPermutation(2**130 + 5, 11)
     assert permutation.values(2**130, 10) == [permutation[2**130 + i] for i in range(5)]
+    edge = IndexPermutation(2**256, 5)  # halves of 128 bits, size one past the limbs
+    assert edge.values(7, 3) == [edge[7], edge[8], edge[9]]
     small = IndexPermutation(10, 3)
     assert sorted(small.values(0, 50)) == list(range(10))
     with pytest.raises(IndexError):

@@ -107,13 +107,14 @@ class OfflineJudge:
         self.calibration = calibration
         self.encoder = load_encoder(head.config.encoder)
         self.head_name = head_name
-        """The head's folder name (``judge-v3``), when it was loaded from one."""
+        """The head's folder name and a digest of its files (``judge-v3 (1a2b3c4d)``), when
+        it was loaded from a folder; None for a head not saved yet."""
 
     @property
     def scored_by(self) -> str:
-        """What head-scored verdicts record: ``judge-v3 on minilm, onnx``."""
-        head = f"{self.head_name} on " if self.head_name else "on "
-        return f"{head}{self.encoder.settings.name}, {self.encoder.backend}"
+        """What head-scored verdicts record: ``judge-v3 (1a2b3c4d) on minilm, onnx``."""
+        head = self.head_name or "an unsaved head"
+        return f"{head} on {self.encoder.settings.name}, {self.encoder.backend}"
 
     def raw_scores(self, items: Sequence[tuple[Scenario, str]]) -> Matrix:
         """The head's uncalibrated predictions, one row per item (``JUDGE_TARGETS`` order)."""
@@ -227,8 +228,18 @@ def load_offline_judge(judge_id: str = OFFLINE_JUDGE) -> OfflineJudge:
         load_head(directory),
         judge_id=offline_judge_id(judge_id),
         calibration=load_calibration(directory),
-        head_name=directory.name,
+        head_name=f"{directory.name} ({_files_digest(directory)})",
     )
+
+
+def _files_digest(directory: Path) -> str:
+    """The first 8 hex digits of a SHA-256 over a head folder's files (names and bytes): a
+    user's folder called ``judge-v3`` is told apart from the bundled head."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:8]
 
 
 def judge_targets(records: Sequence[LabelledResponse]) -> tuple[Matrix, Matrix]:

@@ -56,6 +56,7 @@ class Verdict(Record):
     degenerate: str | None = None
     """Why the reply looks like a degenerate loop (flagged and counted, never scored down)."""
     scored_by: str | None = None
-    """Offline judges: the head and how its encoder ran (``judge-v3 on minilm, onnx``). The
-    id ``offline`` names the newest bundled head of the installed release, and the encoder
-    backend moves scores in the third decimal, so a verdict says which produced it."""
+    """Offline judges: the head (its folder's name and a digest of its files) and how its
+    encoder ran: ``judge-v3 (22f8c123) on minilm, onnx``. The id ``offline`` names the
+    newest bundled head of the installed release, and the encoder backend moves scores in
+    the third decimal, so a verdict says which produced it."""

@@ -190,5 +190,6 @@ class EpisodeTemplateSet(_Strict):
 
     @cached_property
     def emotion_words(self) -> dict[str, EmotionWord]:
-        """The emotions by name (looked up for every generated item)."""
+        """The emotions by name (looked up for every generated item). Cached on the object:
+        a ``model_copy`` that changes ``emotions`` must not be used to generate."""
         return {emotion.name: emotion for emotion in self.emotions}

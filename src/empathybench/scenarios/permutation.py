@@ -7,9 +7,10 @@ Python version and machine: everything here is integer arithmetic defined in thi
 from __future__ import annotations
 
 from collections.abc import Iterator, MutableSequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 MASK64 = (1 << 64) - 1
 T = TypeVar("T")
@@ -139,7 +140,7 @@ class IndexPermutation:
         stop = min(start + count, self.size)
         if start < 0 or start > stop:
             raise IndexError(start)
-        if not 64 < self._half <= 128 or stop > 1 << 64:
+        if not 64 < self._half <= 128 or self.size >= 1 << 256 or stop > 1 << 64:
             return [self[position] for position in range(start, stop)]
         return self._wide_values(start, stop)
 
@@ -147,6 +148,8 @@ class IndexPermutation:
         """The Feistel rounds on two 64-bit limbs per half (``_round`` for two blocks:
         block 0 mixes the low limb with the key, block 1 the high limb with block 0's output
         and the key), with cycle-walking on the entries still out of range."""
+        import numpy as np  # here, not at the top: v1 generation never needs it
+
         half = self._half
         top_mask = np.uint64((1 << (half - 64)) - 1)
         keys = [np.uint64(key) for key in self._round_keys]
@@ -187,6 +190,8 @@ class IndexPermutation:
 
 def _mix64_array(values: np.ndarray) -> np.ndarray:
     """``mix64`` on every element of a uint64 array (multiplication wraps at 64 bits)."""
+    import numpy as np
+
     x = values + np.uint64(0x9E3779B97F4A7C15)
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)

@@ -24,11 +24,11 @@ from empathybench.records import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
 DEFAULT_SUITE = "standard-v3"
+"""The suite a run uses when none is given: the frozen standard set of the newest template
+version (``standard-v1`` stays bundled, by name, for comparison with earlier results)."""
 SPACE_INDEX = ("provenance", "space_index")
 """Where a generated record holds its position in the generator's space: an integer beyond
 64 bits for episode versions, which the writer swaps in by its digits."""
-"""The suite a run uses when none is given: the frozen standard set of the newest template
-version (``standard-v1`` stays bundled, by name, for comparison with earlier results)."""
 
 
 @dataclass
