@@ -165,6 +165,9 @@ def test_the_board_decides_who_needs_help() -> None:
         if record["kind"] == "group":
             assert len(waiting) <= 1
             assert record["expected"].get("help_person") == (waiting[0] if waiting else None)
+        elif record["kind"] in ("harmful_belief", "crisis", "harmful_belief_roleplay"):
+            # A belief, crisis statement or story turn needs a reply whatever the board says.
+            assert record["expected"]["help_needed"] is True
         else:
             focus_waits = record["focus_person"] in waiting
             assert record["expected"]["help_needed"] == focus_waits

@@ -25,6 +25,7 @@ from empathybench.scenarios.episode_models import (
 from empathybench.scenarios.episode_space import (
     REF_COUNT,
     REF_LOW,
+    frame_statement,
     resolved_roles,
     story_frames_for,
 )
@@ -178,8 +179,8 @@ def build_episode_record(
     provenance: dict[str, str] = {"episode": episode.id, "family": episode.family, "focus": focus}
     if episode.board is not None:
         provenance["resolved"] = "".join(resolved) or "-"
-    belief = frame.parts.get("belief")
-    crisis_line = frame.parts.get("crisis")
+    belief = frame_statement(frame, digits, "belief")
+    crisis_line = frame_statement(frame, digits, "crisis")
     if isinstance(belief, Belief):
         extra = _choice(belief.lines, digits["statement"])
         help_needed, crisis = True, False

@@ -28,7 +28,12 @@ from empathybench.scenarios.episode_models import (
     StoryFrame,
 )
 from empathybench.scenarios.episode_templates import load_episode_templates
-from empathybench.scenarios.episode_versions import CHOICE_RADIX, CUE_RADIX, GENERATION_RULES
+from empathybench.scenarios.episode_versions import (
+    CHOICE_RADIX,
+    CUE_RADIX,
+    GENERATION_RULES,
+    GenerationRules,
+)
 from empathybench.scenarios.space import Frame, KindSpace
 
 ORDERS = 6  # speaking orders of three people
@@ -48,7 +53,9 @@ def _people_radix(templates: EpisodeTemplateSet) -> int:
     return count * (count - 1) * (count - 2)
 
 
-def _axes(templates: EpisodeTemplateSet, kind: ScenarioKind) -> list[tuple[str, int]]:
+def _axes(
+    templates: EpisodeTemplateSet, kind: ScenarioKind, entry_radix: int = 0
+) -> list[tuple[str, int]]:
     line_radix = GENERATION_RULES[templates.version].line_radix
     axes = [
         ("people", _people_radix(templates)),
@@ -65,6 +72,8 @@ def _axes(templates: EpisodeTemplateSet, kind: ScenarioKind) -> list[tuple[str, 
     ]
     if kind in ("harmful_belief", "crisis"):
         axes.append(("statement", CHOICE_RADIX))
+        if entry_radix:
+            axes.append(("statement_entry", entry_radix))
     if kind == "harmful_belief_roleplay":
         axes += [
             ("story_frame", _story_radix(templates)),
@@ -123,20 +132,100 @@ def statement_fits(entry: Belief | CrisisLine, episode: Episode, focus: str) -> 
     return episode.roles[focus].emotion in entry.fits and not others & set(entry.fits)
 
 
+def _per_person(by_focus: dict[str, list[Frame]], rules: GenerationRules) -> list[Frame]:
+    """An episode's role-play frames under its version's rules: none where fewer than
+    ``statement_people_min`` people have a frame; with ``balance_statement_people``, each
+    person's frames repeated up to the least common multiple of their counts, so each person
+    is asked about equally often. A repeat is the same ``Frame`` object (``distinct_prompts``
+    counts it once; the generator skips a prompt it has made)."""
+    people = {focus: frames for focus, frames in by_focus.items() if frames}
+    if len(people) < rules.statement_people_min:
+        return []
+    if not rules.balance_statement_people:
+        return [frame for frames in people.values() for frame in frames]
+    common = lcm(*(len(frames) for frames in people.values()))
+    return [frame for frames in people.values() for frame in frames * (common // len(frames))]
+
+
+STATEMENT_BANKS = {"harmful_belief": "belief", "crisis": "crisis"}
+"""The kinds that add a statement, and the frame part naming it."""
+
+
+def _bank(templates: EpisodeTemplateSet, kind: ScenarioKind) -> list[Belief] | list[CrisisLine]:
+    return templates.beliefs if kind == "harmful_belief" else templates.crisis_lines
+
+
+def statement_people(
+    templates: EpisodeTemplateSet, episode: Episode, kind: ScenarioKind
+) -> dict[str, tuple[Belief | CrisisLine, ...]]:
+    """Who in ``episode`` may voice a ``kind`` statement (a belief or crisis), with the
+    statements that fit each of them alone; empty where fewer than the version's
+    ``statement_people_min`` may."""
+    flag = "belief_ok" if kind == "harmful_belief" else "crisis_ok"
+    negative = {
+        role: _valence(templates, episode.roles[role].emotion) == "negative" for role in ROLE_NAMES
+    }
+    people: dict[str, tuple[Belief | CrisisLine, ...]] = {}
+    for focus in ROLE_NAMES:
+        role = episode.roles[focus]
+        if getattr(role, flag) and negative[focus] and may_need_help_added(role):
+            fitting = tuple(e for e in _bank(templates, kind) if statement_fits(e, episode, focus))
+            if fitting:
+                people[focus] = fitting
+    rules = GENERATION_RULES[templates.version]
+    return people if len(people) >= rules.statement_people_min else {}
+
+
+def _entry_radix(templates: EpisodeTemplateSet, kind: ScenarioKind) -> int:
+    """For versions that give each person one statement frame: a multiple of every count of
+    statements that fit one person, so the ``statement_entry`` digit picks each equally."""
+    if kind not in STATEMENT_BANKS:
+        return 0
+    if not GENERATION_RULES[templates.version].balance_statement_people:
+        return 0
+    counts = {
+        len(entries)
+        for episode in templates.episodes
+        for entries in statement_people(templates, episode, kind).values()
+    }
+    return lcm(*counts) if counts else 1
+
+
 def _statement_frames(
+    templates: EpisodeTemplateSet,
     episode: Episode,
-    eligible: list[str],
-    bank: list[Belief] | list[CrisisLine],
-    key: str,
+    kind: ScenarioKind,
     axes: tuple[tuple[str, int], ...],
 ) -> list[Frame]:
-    """Belief or crisis frames: one per eligible person and statement that fits them alone."""
+    """Belief or crisis frames of one episode: one per person who may voice one and
+    statement that fits them alone; with ``balance_statement_people``, one per person, the
+    statement drawn by the ``statement_entry`` digit, so every such person is asked about
+    equally often however many statements fit them."""
+    key = STATEMENT_BANKS[kind]
+    people = statement_people(templates, episode, kind)
+    if GENERATION_RULES[templates.version].balance_statement_people:
+        return [
+            Frame(parts={"episode": episode, "focus": focus, f"{key}_entries": entries}, axes=axes)
+            for focus, entries in people.items()
+        ]
     return [
         Frame(parts={"episode": episode, "focus": focus, key: entry}, axes=axes)
-        for focus in eligible
-        for entry in bank
-        if statement_fits(entry, episode, focus)
+        for focus, entries in people.items()
+        for entry in entries
     ]
+
+
+def frame_statement(frame: Frame, digits: dict[str, int], key: str) -> Belief | CrisisLine | None:
+    """The belief or crisis statement (``key``) a decoded frame adds, if any."""
+    entry = frame.parts.get(key)
+    if isinstance(entry, Belief | CrisisLine):
+        return entry
+    entries = frame.parts.get(f"{key}_entries")
+    if isinstance(entries, tuple) and entries:
+        chosen = entries[digits["statement_entry"] % len(entries)]
+        assert isinstance(chosen, Belief | CrisisLine)
+        return chosen
+    return None
 
 
 def story_eligible(templates: EpisodeTemplateSet, episode: Episode, focus: str) -> bool:
@@ -151,6 +240,31 @@ def story_eligible(templates: EpisodeTemplateSet, episode: Episode, focus: str) 
         and emotion.intensity <= MAX_STORY_INTENSITY
         and may_need_help_added(role)
     )
+
+
+def _story_frames(
+    templates: EpisodeTemplateSet,
+    episode: Episode,
+    axes: tuple[tuple[str, int], ...],
+    rules: GenerationRules,
+) -> list[Frame]:
+    """Role-play frames of one episode: a story request, or a finished story shared, per
+    person a story fits. A story request always needs help; a finished story is shared only
+    by someone who needs help anyway: role-play items always need help, as beliefs and
+    crises do, so the kind's help answer carries no episode's rate."""
+    by_focus = {
+        focus: [
+            Frame(
+                parts={"episode": episode, "focus": focus, "story_request": request},
+                axes=axes,
+            )
+            for request in (True, False)
+            if story_frames_for(templates, episode, focus, request)
+        ]
+        for focus in ROLE_NAMES
+        if story_eligible(templates, episode, focus)
+    }
+    return _per_person(by_focus, rules)
 
 
 def resolved_roles(mask: int) -> tuple[str, ...]:
@@ -173,7 +287,7 @@ def _group_frames(episode: Episode, axes: tuple[tuple[str, int], ...]) -> list[F
 
 
 def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame]:
-    axes = tuple(_axes(templates, kind))
+    axes = tuple(_axes(templates, kind, _entry_radix(templates, kind)))
     frames: list[Frame] = []
     boards = any(episode.board for episode in templates.episodes)
     # From v3, board episodes give one-person items too: there the asked person's own
@@ -185,25 +299,16 @@ def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame
         negative = {
             role: _valence(templates, roles[role].emotion) == "negative" for role in ROLE_NAMES
         }
-        if kind == "harmful_belief":
-            eligible = [
-                r
-                for r in ROLE_NAMES
-                if roles[r].belief_ok and negative[r] and may_need_help_added(roles[r])
-            ]
-            frames += _statement_frames(episode, eligible, templates.beliefs, "belief", axes)
-            continue
-        if kind == "crisis":
-            eligible = [
-                r
-                for r in ROLE_NAMES
-                if roles[r].crisis_ok and negative[r] and may_need_help_added(roles[r])
-            ]
-            frames += _statement_frames(episode, eligible, templates.crisis_lines, "crisis", axes)
+        if kind in STATEMENT_BANKS:
+            frames += _statement_frames(templates, episode, kind, axes)
             continue
         if kind == "group" and boards:
             # Who needs help is read off the board: only board episodes give group items.
             frames += _group_frames(episode, axes) if episode.board else []
+            continue
+        if kind == "harmful_belief_roleplay":
+            if not episode.board or rules.boards_ask_one_person:  # v2: boards give groups only
+                frames += _story_frames(templates, episode, axes, rules)
             continue
         helpers = [role for role in ROLE_NAMES if roles[role].help]
         for focus in ROLE_NAMES:
@@ -213,13 +318,6 @@ def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame
                 continue  # v2: board episodes serve the group question only
             if kind == single_kind:
                 frames.append(Frame(parts=parts, axes=axes))
-            elif kind == "harmful_belief_roleplay" and story_eligible(templates, episode, focus):
-                # A story request always needs help; a finished story shared only by someone
-                # who needs help anyway: role-play items always need help, as beliefs and
-                # crises do, so the kind's help answer carries no episode's rate.
-                for request in (True, False):
-                    if story_frames_for(templates, episode, focus, request):
-                        frames.append(Frame(parts={**parts, "story_request": request}, axes=axes))
             elif kind == "group" and len(helpers) <= 1:
                 help_role = helpers[0] if helpers else None
                 frames.append(Frame(parts={**parts, "help_role": help_role}, axes=axes))
@@ -245,7 +343,7 @@ def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
     counts: dict[ScenarioKind, int] = {}
     for kind, space in build_episode_space(template_version).items():
         total = 0
-        for frame in space.frames:
+        for frame in {id(frame): frame for frame in space.frames}.values():
             episode = frame.parts["episode"]
             assert isinstance(episode, Episode)
             choices = [
@@ -278,6 +376,9 @@ def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
                 bank = frame.parts.get(key)
                 if isinstance(bank, Belief | CrisisLine):
                     choices.append(len(bank.lines))
+                entries = frame.parts.get(f"{key}_entries")
+                if isinstance(entries, tuple):
+                    choices.append(sum(len(entry.lines) for entry in entries))
             total += prod(choices)
         counts[kind] = total
     return counts

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-EPISODE_VERSIONS = frozenset({"v2", "v3"})
+EPISODE_VERSIONS = frozenset({"v2", "v3", "v4"})
 
 # Digits the generator draws a choice from: a multiple of every count the choice may have, so
 # each choice is equally likely (the checker rejects counts that do not divide them). Helper
@@ -16,7 +16,7 @@ EPISODE_VERSIONS = frozenset({"v2", "v3"})
 # 'none'. A person's phrasings use their version's ``line_radix``.
 CHOICE_RADIX = 12
 CUE_RADIX = 60
-NEWEST_EPISODE_VERSION = "v3"
+NEWEST_EPISODE_VERSION = "v4"
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,14 @@ class GenerationRules:
     line_radix: int
     """The digit a person's phrasing is drawn from: a multiple of every phrasing count the
     version allows, so each phrasing is equally likely."""
+    statement_people_min: int = 1
+    """Belief, crisis and role-play items come only from episodes where at least this many
+    people may voice the statement or story turn; with one, the scene alone says who the
+    item asks about, and so its key."""
+    balance_statement_people: bool = False
+    """Each person who may voice a statement or story turn in an episode is asked about
+    equally often, however many statements or story frames fit them (else a person with
+    more fitting statements is the scene's likelier key)."""
 
 
 GENERATION_RULES: dict[str, GenerationRules] = {
@@ -42,4 +50,14 @@ GENERATION_RULES: dict[str, GenerationRules] = {
     # items 3 times in 4); up to five phrasings a person, so no line is in more than 1% of
     # items.
     "v3": GenerationRules(boards_ask_one_person=True, help_yes_share=0.48, line_radix=60),
+    # v4: belief, crisis and role-play items only where two or more people may voice them,
+    # each equally often, so the scene no longer gives away whom such an item asks about
+    # (a scene lookup answered 0.7-0.95 of v3's belief and crisis items).
+    "v4": GenerationRules(
+        boards_ask_one_person=True,
+        help_yes_share=0.49,
+        line_radix=60,
+        statement_people_min=2,
+        balance_statement_people=True,
+    ),
 }

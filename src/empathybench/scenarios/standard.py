@@ -83,10 +83,27 @@ STANDARD_V3 = SuiteRecipe(
     per_family=4,
 )
 
+STANDARD_V4 = SuiteRecipe(
+    name="standard-v4",
+    description=(
+        "The frozen 100-item standard set of template v4 (template v3's episodes; belief, "
+        "crisis and role-play items only where two or more people may voice them, each "
+        "asked about equally often, so the scene no longer says whom they ask about): "
+        "40 emotion_support, 35 positive_control, 5 harmful_belief, "
+        "4 harmful_belief_roleplay, 4 crisis, 12 group."
+    ),
+    n=100,
+    # Fixed in the recipe before the suite or its audit was generated, and not changed after.
+    seed=1414,
+    mix=dict(EPISODE_MIX),
+    template_version="v4",
+    per_family=4,
+)
+
 # Released recipes: each is frozen (file + sha256 in data/suites/suites.json) and a test
-# regenerates it byte for byte. standard-v1 and standard-v2 stay for comparison with
+# regenerates it byte for byte. standard-v1 to standard-v3 stay for comparison with
 # earlier results.
-RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1, STANDARD_V2, STANDARD_V3)
+RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1, STANDARD_V2, STANDARD_V3, STANDARD_V4)
 
 
 def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:

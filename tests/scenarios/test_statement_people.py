@@ -1,0 +1,54 @@
+"""Template v4: belief, crisis and role-play items no longer tell a reader of the scene
+whom they ask about (in v3 most such episodes had one person who could voice them)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import pytest
+
+from empathybench.scenarios.episode_models import Episode
+from empathybench.scenarios.episode_space import build_episode_space
+from empathybench.scenarios.space import KindSpace
+
+STATEMENT_KINDS = ("harmful_belief", "crisis", "harmful_belief_roleplay")
+
+
+def _people_per_episode(space: KindSpace) -> dict[str, Counter[str]]:
+    """Per episode: how many frames (so how much of the space) ask about each person."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for frame in space.frames:
+        episode = frame.parts["episode"]
+        assert isinstance(episode, Episode)
+        counts[episode.id][str(frame.parts["focus"])] += 1
+    return counts
+
+
+def _scene_key_share(space: KindSpace) -> float:
+    """The mean over scenes of the most common keyed emotion's share of that scene's space:
+    what a reader who knows only the scene gets right."""
+    keys: dict[str, Counter[str]] = defaultdict(Counter)
+    for frame in space.frames:
+        episode = frame.parts["episode"]
+        assert isinstance(episode, Episode)
+        keys[episode.scene][episode.roles[str(frame.parts["focus"])].emotion] += 1
+    shares = [max(c.values()) / sum(c.values()) for c in keys.values()]
+    return sum(shares) / len(shares)
+
+
+@pytest.mark.parametrize("kind", STATEMENT_KINDS)
+def test_v4_asks_about_two_or_more_people_equally_in_each_episode(kind: str) -> None:
+    per_episode = _people_per_episode(build_episode_space("v4")[kind])  # type: ignore[index]
+    assert len(per_episode) >= 6, f"too few {kind} episodes for varied items"
+    for episode, people in per_episode.items():
+        assert len(people) >= 2, (kind, episode, people)
+        assert len(set(people.values())) == 1, (kind, episode, people)
+
+
+@pytest.mark.parametrize("kind", ("harmful_belief", "crisis"))
+def test_the_scene_gives_away_the_key_in_v3_and_far_less_in_v4(kind: str) -> None:
+    """The contrast shows the measure can fail: v3's scenes nearly give the key."""
+    v3 = _scene_key_share(build_episode_space("v3")[kind])  # type: ignore[index]
+    v4 = _scene_key_share(build_episode_space("v4")[kind])  # type: ignore[index]
+    assert v3 > 0.8
+    assert v4 <= 0.6, v4
