@@ -162,7 +162,7 @@ def test_gguf_path_and_bad_batch_size(tmp_path: Path) -> None:
 
 
 def test_guided_run_end_to_end_on_the_bundled_model(tmp_path: Path) -> None:
-    """``empathybench run`` on local/smollm2: the default suite (standard-v3), guided by
+    """``empathybench run`` on local/smollm2: the default suite (standard-v4), guided by
     default, every answer in format; a group item also names a person (or nobody)."""
     import json
 
@@ -170,17 +170,35 @@ def test_guided_run_end_to_end_on_the_bundled_model(tmp_path: Path) -> None:
     from empathybench.scenarios.suites import DEFAULT_SUITE, load_suite
     from tests.fakes.cli_process import run_cli
 
-    # The first nine items of standard-v3 hold a group item (its ninth).
+    # The first nine items of the default suite (no group item among them in standard-v4).
     result = run_cli(
         "run", "--limit", "9", "--no-progress", "--no-judge", "--run-dir", "r", cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert manifest["answer_mode"] == "guided" and manifest["status"] == "complete"
-    assert DEFAULT_SUITE == "standard-v3"
+    assert DEFAULT_SUITE == "standard-v4"
     scenarios = {s.id: s for s in load_suite(DEFAULT_SUITE).scenarios}
     lines = (tmp_path / "r" / "responses.jsonl").read_text().splitlines()
     assert len(lines) == 9
+    # The suite's first group item, run from a suite file of its own.
+    from empathybench.scenarios.suites import bundled_suites, suites_dir
+
+    shipped = (suites_dir() / bundled_suites()[DEFAULT_SUITE].file).read_text().splitlines()
+    group_line = next(line for line in shipped if json.loads(line)["kind"] == "group")
+    (tmp_path / "group.jsonl").write_text(group_line + "\n")
+    result = run_cli(
+        "run",
+        "--suite",
+        "group.jsonl",
+        "--no-progress",
+        "--no-judge",
+        "--run-dir",
+        "g",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    lines += (tmp_path / "g" / "responses.jsonl").read_text().splitlines()
     groups = 0
     for line in lines:
         response = json.loads(line)

@@ -14,8 +14,8 @@ from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
 
 
 def load_suite(suite: str | os.PathLike[str]) -> Suite:
-    """A bundled suite by name (``standard-v3``, ``standard-v2``, ``standard-v1``; checked
-    against its recorded hash) or a suite JSONL file."""
+    """A bundled suite by name (``standard-v4`` to ``standard-v1``; checked against its
+    recorded hash) or a suite JSONL file."""
     return _load_suite(os.fspath(suite))
 
 
