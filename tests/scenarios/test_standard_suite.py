@@ -83,9 +83,7 @@ def test_the_newest_episode_suite_is_the_default() -> None:
     assert STANDARD_V4.template_version == NEWEST_EPISODE_VERSION
 
 
-@pytest.mark.parametrize(
-    "recipe", [STANDARD_V2, STANDARD_V3, STANDARD_V4], ids=lambda r: r.name
-)
+@pytest.mark.parametrize("recipe", [STANDARD_V2, STANDARD_V3, STANDARD_V4], ids=lambda r: r.name)
 def test_episode_suite_templates_are_unchanged(recipe: SuiteRecipe) -> None:
     info = bundled_suites()[recipe.name]
     assert info.template_version == recipe.template_version
