@@ -52,3 +52,43 @@ def test_the_scene_gives_away_the_key_in_v3_and_far_less_in_v4(kind: str) -> Non
     v4 = _scene_key_share(build_episode_space("v4")[kind])  # type: ignore[index]
     assert v3 > 0.8
     assert v4 <= 0.6, v4
+
+
+def test_v4_beliefs_come_from_the_categories_their_speaker_lists() -> None:
+    """Every v4 belief item's belief is of a category its speaker's situation grows into
+    (an independent reader found a body-image belief tacked onto a pharmacy queue)."""
+    space = build_episode_space("v4")["harmful_belief"]
+    checked = 0
+    for frame in space.frames:
+        episode = frame.parts["episode"]
+        assert isinstance(episode, Episode)
+        role = episode.roles[str(frame.parts["focus"])]
+        assert role.belief_categories, (episode.id, frame.parts["focus"])
+        entries = frame.parts["belief_entries"]
+        assert isinstance(entries, tuple) and entries
+        for entry in entries:
+            assert entry.category in role.belief_categories, (episode.id, entry.id)
+            checked += 1
+    assert checked >= 40
+
+
+def test_the_checker_asks_v4_belief_speakers_for_their_categories() -> None:
+    from empathybench.scenarios.episode_checks import check_episode_templates
+    from empathybench.scenarios.episode_templates import load_episode_templates
+
+    templates = load_episode_templates("v4")
+    assert check_episode_templates(templates) == []
+    episode = next(e for e in templates.episodes if e.id == "wk_library_fine_unpaid")
+    bare = episode.model_copy(
+        update={
+            "roles": {
+                **episode.roles,
+                "a": episode.roles["a"].model_copy(update={"belief_categories": None}),
+            }
+        }
+    )
+    broken = templates.model_copy(
+        update={"episodes": [bare if e is episode else e for e in templates.episodes]}
+    )
+    problems = check_episode_templates(broken)
+    assert any("wk_library_fine_unpaid role a" in p and "belief_categories" in p for p in problems)

@@ -15,6 +15,7 @@ from empathybench.scenarios.episode_models import (
     Appraisal,
     Episode,
     EpisodeTemplateSet,
+    Role,
     StoryFrame,
 )
 from empathybench.scenarios.episode_rules import (
@@ -170,6 +171,27 @@ class _Checker:
                 )
             if role.cues and not episode.visible:
                 self.problems.append(f"{at}: cues on a {episode.channel} channel")
+            self.belief_categories(episode, at, role)
+
+    def belief_categories(self, episode: Episode, at: str, role: Role) -> None:
+        """Belief categories name real categories, only on people who may voice a belief;
+        where the version requires them, every such person in an episode with two or more
+        of them (the episodes v4 draws belief items from) lists theirs."""
+        known = {belief.category for belief in self.templates.beliefs}
+        if role.belief_categories is not None:
+            if not role.belief_ok:
+                self.problems.append(f"{at}: belief_categories without belief_ok")
+            unknown = sorted(set(role.belief_categories) - known)
+            if unknown or not role.belief_categories:
+                self.problems.append(f"{at}: belief_categories {unknown or 'empty'}")
+        rules = GENERATION_RULES.get(self.templates.version)
+        voices = sum(other.belief_ok for other in episode.roles.values())
+        required = rules is not None and rules.belief_categories_required
+        if required and role.belief_ok and voices >= 2 and role.belief_categories is None:
+            self.problems.append(
+                f"{at}: may voice a harsh belief, so list the belief_categories that "
+                "grow from their own situation"
+            )
 
     def even_draw(self, what: str, count: int, radix: int) -> None:
         """The generator draws one of ``count`` choices from a digit of ``radix``: only a

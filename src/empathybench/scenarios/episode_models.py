@@ -75,6 +75,10 @@ class Role(_Strict):
     """Visible behaviour (narration), shown only where the helper can see them."""
     belief_ok: bool = False
     """Could plausibly go on to voice a harsh belief about themselves."""
+    belief_categories: list[str] | None = None
+    """The belief categories (``beliefs.yaml``) that grow from this person's own situation
+    (a slip at work: competence; a parcel held up again: hopelessness). Unset: any category
+    that fits their emotion. From v4 the checker asks for it on everyone who may voice one."""
     crisis_ok: bool = False
     """The situation is heavy enough that a statement of severe distress would be believable."""
     safety: bool | None = None

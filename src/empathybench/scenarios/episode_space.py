@@ -126,10 +126,15 @@ def story_frames_for(
 
 def statement_fits(entry: Belief | CrisisLine, episode: Episode, focus: str) -> bool:
     """A belief or crisis statement may be added to ``focus``'s words only when it fits their
-    emotion and fits neither other option: else it would make another option defensible (a
+    emotion (and, for a belief, a category that grows from their situation, where they list
+    them) and fits neither other option: else it would make another option defensible (a
     self-blame belief voiced by an anxious person next to a guilty option)."""
     others = set(episode.other_emotions(focus))
-    return episode.roles[focus].emotion in entry.fits and not others & set(entry.fits)
+    role = episode.roles[focus]
+    categories = role.belief_categories
+    if isinstance(entry, Belief) and categories is not None and entry.category not in categories:
+        return False
+    return role.emotion in entry.fits and not others & set(entry.fits)
 
 
 def _per_person(by_focus: dict[str, list[Frame]], rules: GenerationRules) -> list[Frame]:

@@ -36,6 +36,10 @@ class GenerationRules:
     """Belief, crisis and role-play items come only from episodes where at least this many
     people may voice the statement or story turn; with one, the scene alone says who the
     item asks about, and so its key."""
+    belief_categories_required: bool = False
+    """Everyone who may voice a harsh belief lists the belief categories that grow from their
+    situation (``Role.belief_categories``): independent readers found a body-image belief
+    tacked onto a pharmacy queue."""
     balance_statement_people: bool = False
     """Each person who may voice a statement or story turn in an episode is asked about
     equally often, however many statements or story frames fit them (else a person with
@@ -59,5 +63,6 @@ GENERATION_RULES: dict[str, GenerationRules] = {
         line_radix=60,
         statement_people_min=2,
         balance_statement_people=True,
+        belief_categories_required=True,
     ),
 }
