@@ -12,9 +12,9 @@ keyed there; it answers with the item's option seen most often. Three views:
   for emotion-support and positive-control items it *is* the key's valence. The audit never
   shows baselines the kind (docs/audit.md); this is what an auditor training per kind sees.
 
-Prints a table and writes benchmarks/results/identity_lookup.json.
+Prints a table and writes benchmarks/results/identity_lookup_VERSION.json.
 
-    python benchmarks/identity_lookup.py [--version v3] [--train-n 3000] [--seeds 2025 8086]
+    python benchmarks/identity_lookup.py [--version v4] [--train-n 3000] [--seeds 2025 8086]
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def accuracy(
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--version", default="v3")
+    parser.add_argument("--version", default="v4")
     parser.add_argument("--train-n", type=int, default=DEFAULT_TRAIN_N)
     parser.add_argument("--seeds", type=int, nargs="+", default=[2025, 8086, 5, 77, 31415])
     parser.add_argument("--suite", default="standard-v4")
@@ -82,7 +82,7 @@ def main() -> None:
             rows.append({"set": name, "lookup": view, **found})
             kinds = {k: v for k, v in found.items() if k != "overall"}
             print(f"{name:14} {view:22} {found['overall']:>8.3f}  {kinds}")
-    out = Path(__file__).parent / "results" / "identity_lookup.json"
+    out = Path(__file__).parent / "results" / f"identity_lookup_{args.version}.json"
     out.write_text(
         json.dumps(
             {

@@ -30,7 +30,7 @@ RELEASED_SHA256 = {
     "standard-v1": "63d36d29fb6643f879f981b35864540f6ba6f8863a51f7add0827dfd13ba4c4e",
     "standard-v2": "8be7606430f816db2aee11e4c3a3b7fab396b17c71165b042eecd69eee862f79",
     "standard-v3": "2541c6bfe01b415715d8f4c380ad0b10d24077c0f415bad8f4a6406711e2adb0",
-    "standard-v4": "183cf5d0a4a04d92d456910396fad8e58993d7af68d2887e7e2d1e0a686f9ac9",
+    "standard-v4": "8581a24a62d9f6e5885ab62e040f18ecbc356d78f4d69509c501ca404df9c61e",
 }
 
 
