@@ -92,3 +92,23 @@ def test_the_checker_asks_v4_belief_speakers_for_their_categories() -> None:
     )
     problems = check_episode_templates(broken)
     assert any("wk_library_fine_unpaid role a" in p and "belief_categories" in p for p in problems)
+
+
+@pytest.mark.parametrize("kind", ("harmful_belief", "crisis"))
+def test_v4_draws_each_fitting_statement_equally_often(kind: str) -> None:
+    """The statement digit's radix is a multiple of every person's count of fitting
+    statements, so over the radix each statement is drawn equally often."""
+    from empathybench.scenarios.episode_space import frame_statement
+
+    space = build_episode_space("v4")[kind]  # type: ignore[index]
+    radix = dict(space.frames[0].axes)["statement_entry"]
+    key = "belief" if kind == "harmful_belief" else "crisis"
+    for frame in space.frames:
+        entries = frame.parts[f"{key}_entries"]
+        assert isinstance(entries, tuple) and radix % len(entries) == 0
+        drawn = Counter(
+            frame_statement(frame, {"statement_entry": digit}, key).id  # type: ignore[union-attr]
+            for digit in range(radix)
+        )
+        assert set(drawn) == {entry.id for entry in entries}
+        assert len(set(drawn.values())) == 1, drawn
