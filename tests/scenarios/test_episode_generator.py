@@ -218,6 +218,28 @@ def test_a_statement_that_fits_another_option_is_reported() -> None:
     assert any("does not fit the key alone" in p for p in problems), problems
 
 
+def test_a_statement_from_someone_the_version_does_not_let_voice_one_is_reported() -> None:
+    """v4 draws beliefs only from people its rules allow (two or more per episode): a file
+    whose belief item asks about anyone else is reported."""
+    templates = load_episode_templates("v4")
+    record = next(
+        r for r in generate_records(400, 5, template_version="v4") if r["kind"] == "harmful_belief"
+    )
+    assert check_scenario(Scenario.model_validate(record)) == []
+    episode = next(
+        e for e in templates.episodes if e.id == record["provenance"]["templates"]["episode"]
+    )
+    other = next(
+        role
+        for role in ROLE_NAMES
+        if role != record["provenance"]["templates"]["focus"] and not episode.roles[role].belief_ok
+    )
+    doctored = {**record, "provenance": {**record["provenance"]}}
+    doctored["provenance"]["templates"] = {**record["provenance"]["templates"], "focus": other}
+    problems = check_scenario(Scenario.model_validate(doctored))
+    assert any(f"{other} may not voice a belief" in p for p in problems), problems
+
+
 def test_story_turns_only_where_a_story_is_believable() -> None:
     templates = load_episode_templates(VERSION)
     episodes = {episode.id: episode for episode in templates.episodes}

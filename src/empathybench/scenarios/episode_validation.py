@@ -16,7 +16,9 @@ from empathybench.records import Scenario
 from empathybench.scenarios.episode_models import ROLE_NAMES, Episode, EpisodeTemplateSet
 from empathybench.scenarios.episode_space import (
     CLOSED_NO_HELP,
+    STATEMENT_BANKS,
     statement_fits,
+    statement_people,
     story_eligible,
     story_frames_for,
 )
@@ -44,6 +46,13 @@ def _statement_problems(
             found.append(f"unknown {key} {refs[key]!r}")
         elif entry is not None and not statement_fits(entry, episode, focus):
             found.append(f"the {key} {entry.id} does not fit the key alone")
+    kind = scenario.kind
+    if kind in STATEMENT_BANKS and focus not in statement_people(templates, episode, kind):
+        found.append(
+            f"in template {templates.version} {focus} may not voice a {STATEMENT_BANKS[kind]} "
+            "statement in this episode (the version draws them only from the people and "
+            "episodes its rules allow)"
+        )
     if scenario.kind == "harmful_belief_roleplay" and not story_eligible(templates, episode, focus):
         found.append("a story turn in an episode or for a person where it is not believable")
     story = refs.get("story_frame")
