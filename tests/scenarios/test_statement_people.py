@@ -112,3 +112,58 @@ def test_v4_draws_each_fitting_statement_equally_often(kind: str) -> None:
         )
         assert set(drawn) == {entry.id for entry in entries}
         assert len(set(drawn.values())) == 1, drawn
+
+
+def test_a_v4_story_turn_from_an_episode_with_one_possible_teller_is_reported() -> None:
+    """v4 draws role-play only from episodes where two or more people may take a story turn:
+    a hand-made item from an episode where one person alone could is reported."""
+    from empathybench.records import Scenario
+    from empathybench.scenarios.episode_space import story_eligible, story_people
+    from empathybench.scenarios.episode_templates import load_episode_templates
+    from empathybench.scenarios.generator import generate_records
+    from empathybench.scenarios.validation import check_scenario
+
+    templates = load_episode_templates("v4")
+    record = next(
+        r
+        for r in generate_records(400, 5, template_version="v4")
+        if r["kind"] == "harmful_belief_roleplay"
+    )
+    assert check_scenario(Scenario.model_validate(record)) == []
+    episode, teller = next(
+        (episode, role)
+        for episode in templates.episodes
+        if not story_people(templates, episode)
+        for role in ("a", "b", "c")
+        if story_eligible(templates, episode, role)
+    )
+    doctored = {**record, "provenance": {**record["provenance"]}}
+    doctored["provenance"]["templates"] = {
+        **record["provenance"]["templates"],
+        "episode": episode.id,
+        "focus": teller,
+    }
+    problems = check_scenario(Scenario.model_validate(doctored))
+    assert any(f"{teller} may not take a story turn" in p for p in problems), problems
+
+
+def test_distinct_prompts_counts_a_repeated_story_frame_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """v4 repeats a person's role-play frames so each person is asked about equally often;
+    the repeats are the same prompts, so the space's distinct count must not grow with them."""
+    from dataclasses import replace
+
+    from empathybench.scenarios import episode_space
+
+    spaces = build_episode_space("v4")
+    roleplay = spaces["harmful_belief_roleplay"]
+    assert len({id(frame) for frame in roleplay.frames}) < len(roleplay.frames)  # repeats
+    counted = episode_space.distinct_prompts("v4")["harmful_belief_roleplay"]
+    repeated = replace(roleplay, frames=roleplay.frames + roleplay.frames[:3])
+    monkeypatch.setattr(
+        episode_space,
+        "build_episode_space",
+        lambda version: {**spaces, "harmful_belief_roleplay": repeated},
+    )
+    assert episode_space.distinct_prompts("v4")["harmful_belief_roleplay"] == counted

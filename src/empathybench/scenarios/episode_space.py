@@ -137,15 +137,12 @@ def statement_fits(entry: Belief | CrisisLine, episode: Episode, focus: str) -> 
     return role.emotion in entry.fits and not others & set(entry.fits)
 
 
-def _per_person(by_focus: dict[str, list[Frame]], rules: GenerationRules) -> list[Frame]:
-    """An episode's role-play frames under its version's rules: none where fewer than
-    ``statement_people_min`` people have a frame; with ``balance_statement_people``, each
-    person's frames repeated up to the least common multiple of their counts, so each person
-    is asked about equally often. A repeat is the same ``Frame`` object (``distinct_prompts``
-    counts it once; the generator skips a prompt it has made)."""
-    people = {focus: frames for focus, frames in by_focus.items() if frames}
-    if len(people) < rules.statement_people_min:
-        return []
+def _balanced(people: dict[str, list[Frame]], rules: GenerationRules) -> list[Frame]:
+    """One episode's frames per person under its version's rules: with
+    ``balance_statement_people``, each person's frames repeated up to the least common
+    multiple of their counts, so each person is asked about equally often. A repeat is the
+    same ``Frame`` object (``distinct_prompts`` counts it once; the generator skips a prompt
+    it has made)."""
     if not rules.balance_statement_people:
         return [frame for frames in people.values() for frame in frames]
     common = lcm(*(len(frames) for frames in people.values()))
@@ -247,6 +244,24 @@ def story_eligible(templates: EpisodeTemplateSet, episode: Episode, focus: str) 
     )
 
 
+def story_people(templates: EpisodeTemplateSet, episode: Episode) -> dict[str, tuple[bool, ...]]:
+    """Who in ``episode`` a story turn fits, with the turns that fit each (True: a story
+    request; False: a finished story shared); empty where fewer than the version's
+    ``statement_people_min`` people have one."""
+    people: dict[str, tuple[bool, ...]] = {}
+    for focus in ROLE_NAMES:
+        if story_eligible(templates, episode, focus):
+            requests = tuple(
+                request
+                for request in (True, False)
+                if story_frames_for(templates, episode, focus, request)
+            )
+            if requests:
+                people[focus] = requests
+    rules = GENERATION_RULES[templates.version]
+    return people if len(people) >= rules.statement_people_min else {}
+
+
 def _story_frames(
     templates: EpisodeTemplateSet,
     episode: Episode,
@@ -263,13 +278,11 @@ def _story_frames(
                 parts={"episode": episode, "focus": focus, "story_request": request},
                 axes=axes,
             )
-            for request in (True, False)
-            if story_frames_for(templates, episode, focus, request)
+            for request in requests
         ]
-        for focus in ROLE_NAMES
-        if story_eligible(templates, episode, focus)
+        for focus, requests in story_people(templates, episode).items()
     }
-    return _per_person(by_focus, rules)
+    return _balanced(by_focus, rules)
 
 
 def resolved_roles(mask: int) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from empathybench.scenarios.episode_space import (
     statement_people,
     story_eligible,
     story_frames_for,
+    story_people,
 )
 from empathybench.scenarios.episode_templates import load_episode_templates
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern
@@ -55,6 +56,13 @@ def _statement_problems(
         )
     if scenario.kind == "harmful_belief_roleplay" and not story_eligible(templates, episode, focus):
         found.append("a story turn in an episode or for a person where it is not believable")
+    elif scenario.kind == "harmful_belief_roleplay" and focus not in story_people(
+        templates, episode
+    ):
+        found.append(
+            f"in template {templates.version} {focus} may not take a story turn in this "
+            "episode (the version draws them only from episodes where enough people may)"
+        )
     story = refs.get("story_frame")
     if story is not None:
         fitting = [
