@@ -197,7 +197,7 @@ def main() -> None:
 
     from empathybench.scenarios.generator import generate
 
-    prompts = [s.messages for s in generate(100, seed=0)]
+    prompts = [s.messages for s in generate(100, seed=0, template_version="v1")]
     report: dict[str, Any] = {
         "machine": {
             "python": platform.python_version(),

@@ -40,7 +40,7 @@ from empathybench.scenarios.suites import load_suite, write_scenarios
 
 def make_run(directory: Path, items: int) -> Path:
     suite_path = directory / "suite.jsonl"
-    write_scenarios(suite_path, generate(items, seed=11))
+    write_scenarios(suite_path, generate(items, seed=11, template_version="v1"))
     suite = load_suite(str(suite_path))
     run_dir = directory / "run"
     asyncio.run(

@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     from empathybench.rewards import _judge, empathy_reward, training_prompts
 
-    rows = training_prompts(args.n, seed=11)
+    rows = training_prompts(args.n, seed=11, template_version="v1")
     completions = [
         f"EMOTION: A\nNEEDS_HELP: yes\nREPLY: {REPLIES[i % len(REPLIES)]}" for i in range(args.n)
     ]

@@ -85,7 +85,7 @@ def main() -> None:
         probe_us = median_s(lambda: directory_in_use(lock_dir), 2000) * 1e6
 
         suite_path = root / "suite.jsonl"
-        write_scenarios(suite_path, generate(args.items, seed=11))
+        write_scenarios(suite_path, generate(args.items, seed=11, template_version="v1"))
         with_lock, without = [], []
         for trial in range(args.repeats):  # alternate, so drift hits both alike
             without.append(one_run(suite_path, root / f"plain-{trial}", locked=False))

@@ -94,7 +94,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="eb-bench-runner-") as directory:
         tmp = Path(directory)
         suite = tmp / "suite.jsonl"
-        write_scenarios(suite, generate_records(max(n, WARMUP_REQUESTS), seed=1))
+        write_scenarios(
+            suite, generate_records(max(n, WARMUP_REQUESTS), seed=1, template_version="v1")
+        )
         if args.profile:
             return profile(suite, tmp, n, concurrency)
         trials: dict[str, list[dict[str, Any]]] = {system: [] for system in systems}

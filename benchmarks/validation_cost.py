@@ -85,7 +85,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         suite_path = root / "suite.jsonl"
-        write_scenarios(suite_path, generate(args.items, seed=3))
+        write_scenarios(suite_path, generate(args.items, seed=3, template_version="v1"))
         run_dir = root / "run"
         cache = root / "cache.sqlite"
         prices = root / "prices.json"

@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:  # lets tests import shared helpers as tests.fakes
 @pytest.fixture(scope="session")
 def small_suite_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("suites") / "small.jsonl"
-    write_scenarios(path, generate(30, seed=77))
+    write_scenarios(path, generate(30, seed=77, template_version="v1"))
     return path
 
 

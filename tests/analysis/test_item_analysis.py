@@ -132,7 +132,7 @@ def test_runs_of_different_suites_are_refused(
     runs_dir: Path, small_suite: Suite, tmp_path: Path
 ) -> None:
     other_path = tmp_path / "other.jsonl"
-    write_scenarios(other_path, generate(5, seed=9))
+    write_scenarios(other_path, generate(5, seed=9, template_version="v1"))
     other = make_run(tmp_path / "other", load_suite(str(other_path)), other_path, "mock/x")
     runs = [load_run_data(runs_dir / "a"), load_run_data(other)]
     with pytest.raises(UserError, match="runs of one suite"):

@@ -32,7 +32,7 @@ def folder(
         make_run(base / name.split("/")[1], small_suite, small_suite_path, name, model=model)
     make_run(base / "judged", small_suite, small_suite_path, "mock/judged", judges=["mock/judge-a"])
     other_path = base / "other-suite.jsonl"
-    write_scenarios(other_path, generate(6, seed=5))
+    write_scenarios(other_path, generate(6, seed=5, template_version="v1"))
     make_run(base / "elsewhere", load_suite(str(other_path)), other_path, "mock/elsewhere")
     return base
 

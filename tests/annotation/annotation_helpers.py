@@ -17,7 +17,9 @@ GOAL_CANARY = "KEYCANARY-GOAL"
 
 @lru_cache(maxsize=1)
 def _generated() -> tuple[Scenario, ...]:
-    return tuple(generate(6, seed=5, mix={"emotion_support": 0.5, "group": 0.5}))
+    return tuple(
+        generate(6, seed=5, mix={"emotion_support": 0.5, "group": 0.5}, template_version="v1")
+    )
 
 
 def scenarios(template_version: str = "v1") -> list[Scenario]:

@@ -57,7 +57,7 @@ def _one_line_error(code: int, err: str, fragment: str) -> None:
 @pytest.fixture(scope="module")
 def bad_suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("bad")
-    items = list(generate(4, seed=7))
+    items = list(generate(4, seed=7, template_version="v1"))
     mixed = [items[0], items[1].model_copy(update={"template_version": "v2"})]
     write_scenarios(folder / "mixed.jsonl", mixed)
     write_scenarios(

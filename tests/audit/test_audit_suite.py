@@ -30,7 +30,7 @@ def _accuracy(report: AuditReport, question: str, baseline: str) -> float:
 
 @pytest.fixture(scope="module")
 def v1_report() -> AuditReport:
-    return audit_suite(_suite(list(generate(300, seed=7))), train_n=1500)
+    return audit_suite(_suite(list(generate(300, seed=7, template_version="v1"))), train_n=1500)
 
 
 def test_ngram_answers_v1_emotion_from_surface_words(v1_report: AuditReport) -> None:
@@ -46,7 +46,9 @@ def test_ngram_answers_v1_emotion_from_surface_words(v1_report: AuditReport) -> 
     assert ngram.low < (ngram.accuracy or 0) < ngram.high
     assert set(emotion.kind_chance) == set(v1_report.kinds) == set(emotion.baselines[0].kinds)
     help_question = v1_report.questions[1]
-    yes_share = sum(s.expected.help_needed for s in generate(300, seed=7)) / 300
+    yes_share = (
+        sum(s.expected.help_needed for s in generate(300, seed=7, template_version="v1")) / 300
+    )
     assert help_question.chance == pytest.approx(max(yes_share, 1 - yes_share))
     assert v1_report.training.used == 1500 and v1_report.training.dropped == 0
 
@@ -54,7 +56,7 @@ def test_ngram_answers_v1_emotion_from_surface_words(v1_report: AuditReport) -> 
 @pytest.fixture(scope="module")
 def shuffled_report() -> AuditReport:
     mix = {**DEFAULT_MIX, "group": 40.0}
-    items = shuffled_keys(list(generate(360, seed=8, mix=mix)), seed=1)
+    items = shuffled_keys(list(generate(360, seed=8, mix=mix, template_version="v1")), seed=1)
     return audit_suite(_suite(items), train_n=400)
 
 
@@ -74,7 +76,7 @@ def test_baselines_sit_near_chance_when_keys_do_not_follow_the_text(
 def test_training_items_that_the_suite_holds_are_dropped() -> None:
     twins = [
         s.model_copy(update={"provenance": s.provenance.model_copy(update={"seed": 5})})
-        for s in generate(40, seed=DEFAULT_TRAIN_SEED)
+        for s in generate(40, seed=DEFAULT_TRAIN_SEED, template_version="v1")
     ]
     report = audit_suite(_suite(twins), train_n=60)
     assert report.training.generated == 60
@@ -82,7 +84,7 @@ def test_training_items_that_the_suite_holds_are_dropped() -> None:
 
 
 def test_the_audit_is_deterministic_and_keys_are_pluggable() -> None:
-    suite = _suite(list(generate(40, seed=9)))
+    suite = _suite(list(generate(40, seed=9, template_version="v1")))
     first = audit_suite(suite, train_n=80)
     assert pretty_json(first) == pretty_json(audit_suite(suite, train_n=80))
 
@@ -96,7 +98,9 @@ def test_the_audit_is_deterministic_and_keys_are_pluggable() -> None:
 
 
 def test_group_help_key_contract() -> None:
-    group = next(s for s in generate(40, seed=3) if s.kind == "group")  # a v1 group item
+    group = next(
+        s for s in generate(40, seed=3, template_version="v1") if s.kind == "group"
+    )  # a v1 group item
 
     def item(**expected: object) -> Scenario:
         return group.model_copy(
@@ -109,7 +113,7 @@ def test_group_help_key_contract() -> None:
 
 
 def test_the_visible_item_ignores_every_hidden_field() -> None:
-    item = next(s for s in generate(20, seed=3) if s.kind == "group")
+    item = next(s for s in generate(20, seed=3, template_version="v1") if s.kind == "group")
     other = next(p.name for p in item.participants if p.name != item.focus_person)
     hidden = item.model_copy(
         update={
@@ -140,13 +144,13 @@ def test_the_visible_item_ignores_every_hidden_field() -> None:
     ],
 )
 def test_bad_training_options_are_user_errors(change: dict[str, int], fragment: str) -> None:
-    suite = _suite(list(generate(5, seed=7)))
+    suite = _suite(list(generate(5, seed=7, template_version="v1")))
     with pytest.raises(UserError, match=fragment):
         audit_suite(suite, **change)
 
 
 def test_suites_the_audit_cannot_train_for_are_user_errors() -> None:
-    items = list(generate(4, seed=7))
+    items = list(generate(4, seed=7, template_version="v1"))
     with pytest.raises(UserError, match="no items"):
         audit_suite(_suite([]))
     mixed = [items[0], items[1].model_copy(update={"template_version": "v2"})]

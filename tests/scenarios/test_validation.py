@@ -12,7 +12,7 @@ from empathybench.scenarios.validation import validate_file, validate_lines
 
 @pytest.fixture(scope="module")
 def scenarios() -> list[Scenario]:
-    return list(generate(60, seed=5))
+    return list(generate(60, seed=5, template_version="v1"))
 
 
 def lines_of(items: list[Scenario]) -> list[str]:

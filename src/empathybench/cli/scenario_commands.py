@@ -72,9 +72,9 @@ def _generate(
         Path,
         typer.Option("-o", "--output", help="JSONL file to write.", parser=path_parser("-o")),
     ] = Path("scenarios.jsonl"),
-    template_version: Annotated[str, typer.Option(help="Template version.")] = (
-        DEFAULT_TEMPLATE_VERSION
-    ),
+    template_version: Annotated[
+        str, typer.Option(help="Template version (default: the newest).")
+    ] = (DEFAULT_TEMPLATE_VERSION),
     force: Annotated[
         bool, typer.Option("--force", help="Replace an -o file that is not a suite.")
     ] = False,
@@ -197,9 +197,9 @@ def _show(
 
 
 def _space(
-    template_version: Annotated[str, typer.Option(help="Template version.")] = (
-        DEFAULT_TEMPLATE_VERSION
-    ),
+    template_version: Annotated[
+        str, typer.Option(help="Template version (default: the newest).")
+    ] = (DEFAULT_TEMPLATE_VERSION),
 ) -> None:
     """Report the size of the scenario space per kind."""
     table = Table(title=f"scenario space, template {template_version}")

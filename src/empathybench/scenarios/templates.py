@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from empathybench.errors import UserError
+from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.template_models import SLOT_PATTERN, TemplateSet
 
 TEMPLATE_FILES = (
@@ -31,7 +32,12 @@ TEMPLATE_FILES = (
     "crisis.yaml",
     "groups.yaml",
 )
-DEFAULT_TEMPLATE_VERSION = "v1"
+SECTION_TEMPLATE_VERSION = "v1"
+"""The one version in the v1 section format that ``load_templates`` reads (v2 and later are
+episode versions, read by ``episode_templates``)."""
+DEFAULT_TEMPLATE_VERSION = NEWEST_EPISODE_VERSION
+"""What generating uses when no version is named: the newest, the one the audit passes.
+Older versions stay reproducible by name (``--template-version v1``)."""
 
 # Minimum sizes of each section: the floor that keeps the scenario space large and varied.
 MINIMUM_COUNTS = {
@@ -53,7 +59,7 @@ class TemplateError(UserError):
     """A template version is missing, malformed or inconsistent."""
 
 
-def template_dir(version: str = DEFAULT_TEMPLATE_VERSION) -> Path:
+def template_dir(version: str = SECTION_TEMPLATE_VERSION) -> Path:
     root = resources.files("empathybench.scenarios") / "templates" / version
     path = Path(str(root))
     if not path.is_dir():
@@ -67,7 +73,7 @@ def _yaml_loader() -> type[yaml.SafeLoader]:
 
 
 @cache
-def load_templates(version: str = DEFAULT_TEMPLATE_VERSION) -> TemplateSet:
+def load_templates(version: str = SECTION_TEMPLATE_VERSION) -> TemplateSet:
     """Parse and type-check every file of a template version (cached per version)."""
     directory = template_dir(version)
     merged: dict[str, object] = {"version": version}
@@ -91,7 +97,7 @@ def load_templates(version: str = DEFAULT_TEMPLATE_VERSION) -> TemplateSet:
 
 
 @cache
-def templates_sha256(version: str = DEFAULT_TEMPLATE_VERSION) -> str:
+def templates_sha256(version: str = SECTION_TEMPLATE_VERSION) -> str:
     """Hash over the exact bytes of a version's files, in a fixed order."""
     digest = hashlib.sha256()
     directory = template_dir(version)
@@ -265,7 +271,7 @@ def check_templates(templates: TemplateSet) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Check one template version and print every problem (exit 1 when there are any)."""
     args = sys.argv[1:] if argv is None else argv
-    version = args[0] if args else DEFAULT_TEMPLATE_VERSION
+    version = args[0] if args else SECTION_TEMPLATE_VERSION
     try:
         templates = load_templates(version)
     except TemplateError as error:
