@@ -11,7 +11,7 @@ import pytest
 
 from empathybench.audit.baseline import Baseline
 from empathybench.audit.keys import NO, NOBODY, YES
-from empathybench.audit.ngram import NgramChoice, NgramWho
+from empathybench.audit.ngram import NgramAsked, NgramChoice, NgramWho
 from empathybench.audit.rules import (
     AlwaysYes,
     CueLines,
@@ -77,6 +77,41 @@ def emotion_cue_case(make: Callable[[], Baseline]) -> Case:
 def help_cue_case(make: Callable[[], Baseline]) -> Case:
     test = [view(scene([("Eve", HELP_CUES[k])]), (YES, NO)) for k in (YES, NO)]
     return Case(make, test, [YES, NO], *_cue_training(HELP_CUES, (YES, NO)))
+
+
+def _asked_pairs(
+    cues: dict[str, str], candidates: tuple[str, ...] | None
+) -> tuple[list[VisibleItem], list[str]]:
+    """Two people speak, each a different cue; the key is the cue of the one asked about."""
+    train, keys = [], []
+    for i, (asked, other) in enumerate([("Ana", "Ben"), ("Ben", "Cyd"), ("Cyd", "Dee")]):
+        for key, cue in cues.items():
+            for other_key, other_cue in cues.items():
+                if other_key != key:
+                    lines = [(asked, cue), (other, other_cue)][:: 1 if i % 2 else -1]
+                    train.append(view(scene(lines, ORDERS[i], asked=asked), candidates))
+                    keys.append(key)
+    return train, keys
+
+
+def asked_emotion_case() -> Case:
+    """Each test item holds every cue once, so only whose words they are gives the key."""
+    test, expected = [], []
+    for i, key in enumerate(ORDERS[0]):
+        others = [e for e in ORDERS[0] if e != key]
+        lines = [("Fay", EMOTION_CUES[others[0]]), ("Eve", EMOTION_CUES[key])]
+        lines.append(("Gus", EMOTION_CUES[others[1]]))
+        test.append(view(scene(lines, ORDERS[i], asked="Eve")))
+        expected.append(key)
+    return Case(NgramAsked, test, expected, *_asked_pairs(EMOTION_CUES, None))
+
+
+def asked_help_case() -> Case:
+    test = [
+        view(scene([("Fay", HELP_CUES[NO]), ("Eve", HELP_CUES[YES])], asked="Eve"), (YES, NO)),
+        view(scene([("Eve", HELP_CUES[NO]), ("Fay", HELP_CUES[YES])], asked="Eve"), (YES, NO)),
+    ]
+    return Case(NgramAsked, test, [YES, NO], *_asked_pairs(HELP_CUES, (YES, NO)))
 
 
 def _group(lines: list[tuple[str, str]], names: list[str]) -> VisibleItem:
@@ -215,6 +250,7 @@ def scene_lookup_case(help_question: bool) -> Case:
 
 CASES: dict[str, Callable[[], Case]] = {
     "emotion/ngram": lambda: emotion_cue_case(NgramChoice),
+    "emotion/asked-person": asked_emotion_case,
     "emotion/cue-lines": lambda: emotion_cue_case(CueLines),
     "emotion/valence": valence_case,
     "emotion/scene-lookup": lambda: scene_lookup_case(help_question=False),
@@ -222,6 +258,7 @@ CASES: dict[str, Callable[[], Case]] = {
     "emotion/longest-option": lambda: option_length_case(True),
     "emotion/shortest-option": lambda: option_length_case(False),
     "help/ngram": lambda: help_cue_case(NgramChoice),
+    "help/asked-person": asked_help_case,
     "help/cue-lines": lambda: help_cue_case(CueLines),
     "help/scene-lookup": lambda: scene_lookup_case(help_question=True),
     "help/valence": lambda: help_rule_case(ValenceHelp, [YES, NO, NO]),

@@ -133,6 +133,21 @@ def test_the_visible_item_ignores_every_hidden_field() -> None:
     assert all(name not in view.masked_prompt for name in view.names)
 
 
+def test_the_asked_person_is_read_from_the_prompt_only() -> None:
+    """v2 and later name the person the questions ask about; v1 group items do not (the
+    reader must find them), so the view names nobody there, whatever the record holds."""
+    from empathybench.audit.visible import asked_person
+
+    for item in generate(60, seed=3, template_version="v4"):
+        assert visible_item(item).asked == item.focus_person
+    v1_group = next(s for s in generate(20, seed=3, template_version="v1") if s.kind == "group")
+    assert visible_item(v1_group).asked is None
+    prompt = "1. Which emotion is Anna most likely feeling right now?"
+    assert asked_person(prompt, ("Ann", "Anna")) == "Anna"
+    assert asked_person(prompt.replace("Anna", "Ann"), ("Anna", "Ann")) == "Ann"
+    assert asked_person(prompt, ("Ben",)) is None
+
+
 @pytest.mark.parametrize(
     ("change", "fragment"),
     [

@@ -25,16 +25,19 @@ def scene(
     setting: str = "A quiet room",
     template_version: str = "v1",
     seed: int = 1,
+    asked: str | None = None,
 ) -> Scenario:
     """A scenario whose dialogue is ``lines`` (speaker or ``narration``, text).
 
-    Participants are the speakers plus ``names``; with more than one it is a group item.
+    Participants are the speakers plus ``names``; with more than one it is a group item,
+    unless ``asked`` names the one person the questions ask about (as v2 and later do).
     Its keys are placeholders: tests pass keys to the baselines themselves.
     """
     people = list(dict.fromkeys([*names, *(s for s, _ in lines if s != "narration")]))
     people = people or ["Ana"]
-    kind = "group" if len(people) > 1 else "emotion_support"
-    system, user = render_prompt(kind, setting, "a helper", list(lines), people[0], list(options))
+    kind = "group" if len(people) > 1 and asked is None else "emotion_support"
+    focus = asked or people[0]
+    system, user = render_prompt(kind, setting, "a helper", list(lines), focus, list(options))
     return Scenario.model_validate(
         {
             "id": "t-" + hashlib.sha256(repr((lines, options)).encode()).hexdigest()[:12],
@@ -45,7 +48,7 @@ def scene(
             "participants": [
                 {"name": name, "pronouns": _PRONOUNS, "role": "someone"} for name in people
             ],
-            "focus_person": people[0],
+            "focus_person": focus,
             "dialogue": [{"speaker": s, "text": t} for s, t in lines],
             "goal": None,
             "emotion": {"name": options[0], "valence": "positive", "intensity": 1, "cluster": "x"},

@@ -2,9 +2,12 @@
 
 ``NgramChoice`` (emotion, help) learns the key from the whole prompt, names masked, and
 picks the item's candidate with the highest predicted probability (a candidate never seen
-as a key in training scores 0). ``NgramWho`` scores each person of a group item from the
-lines that person says or is named in (their name as SELF, the others as OTHER), and asks
-a second classifier, over the whole scene, whether nobody needs help.
+as a key in training scores 0). ``NgramAsked`` (emotion, help) learns it from the lines of
+the person the prompt asks about alone (their name as SELF, the others as OTHER): what a
+reader who looks only at that person's words and memorises them gets. ``NgramWho`` scores
+each person of a group item from the lines that person says or is named in (their name as
+SELF, the others as OTHER), and asks a second classifier, over the whole scene, whether
+nobody needs help.
 """
 
 from __future__ import annotations
@@ -95,6 +98,39 @@ class NgramChoice(Baseline):
 
 def _person_text(item: VisibleItem, person: str) -> str:
     return "\n".join(item.masked(line.text, person) for line in item.lines_about(person))
+
+
+def _asked_text(item: VisibleItem) -> str:
+    """The lines the asked person says or is named in; empty where the prompt asks about
+    nobody by name (the prior then decides)."""
+    return _person_text(item, item.asked) if item.asked is not None else ""
+
+
+class NgramAsked(Baseline):
+    name = "asked-person"
+    description = (
+        "TF-IDF + logistic regression on the lines of the person the question names "
+        "(their name as SELF, the others as OTHER)"
+    )
+
+    def __init__(self) -> None:
+        self._classifier = _TextClassifier()
+        self._prior: Counter[str] = Counter()
+
+    def fit(self, items: Sequence[VisibleItem], keys: Sequence[str]) -> None:
+        check_training(items, keys)
+        self._prior = Counter(keys)
+        self._classifier.fit([_asked_text(item) for item in items], keys)
+
+    def predict(self, item: VisibleItem) -> str:
+        return self.predict_many([item])[0]
+
+    def predict_many(self, items: Sequence[VisibleItem]) -> list[str]:
+        scores = self._classifier.probabilities([_asked_text(item) for item in items])
+        return [
+            best_candidate(item.candidates, score if item.asked is not None else {}, self._prior)
+            for item, score in zip(items, scores, strict=True)
+        ]
 
 
 def _people(item: VisibleItem) -> list[str]:

@@ -40,7 +40,7 @@ from empathybench.audit.limits import (
     WHO_MAX_MARGIN,
     min_items,
 )
-from empathybench.audit.ngram import NgramChoice, NgramWho
+from empathybench.audit.ngram import NgramAsked, NgramChoice, NgramWho
 from empathybench.audit.results import (
     Accuracy,
     AuditReport,
@@ -143,6 +143,7 @@ def make_baselines(question: Question, valences: dict[str, str]) -> list[Baselin
     if question == "emotion":
         return [
             NgramChoice(),
+            NgramAsked(),
             CueLines(),
             ValenceEmotion(valences),
             SceneLookup(),
@@ -153,6 +154,7 @@ def make_baselines(question: Question, valences: dict[str, str]) -> list[Baselin
     if question == "help":
         return [
             NgramChoice(),
+            NgramAsked(),
             CueLines(),
             SceneLookup(),
             ValenceHelp(),

@@ -3,7 +3,8 @@
 A ``VisibleItem`` is built from the prompt's user messages, the setting and the dialogue
 (which the prompt renders), the options and the participants' names ordered as the scene
 first names them. It holds no key and no hidden truth (emotion, goal, expected behaviour,
-focus person, kind, provenance), so a baseline cannot read the answer by mistake.
+kind, provenance), so a baseline cannot read the answer by mistake. The person the questions
+ask about is kept only where the prompt itself names them ("Which emotion is Sam ...").
 
 Names vary from item to item and carry no signal by design, so the text features replace
 them by placeholders: ``NAME`` for anyone, or ``SELF``/``OTHER`` when a line is read from the
@@ -16,7 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from empathybench.prompts.scenario_prompt import render_turns
+from empathybench.prompts.scenario_prompt import EMOTION_QUESTION_START, render_turns
 from empathybench.records import Scenario
 
 NAME = "xname"
@@ -58,6 +59,9 @@ class VisibleItem:
     """Participants' names, in the order the scene first names them."""
     candidates: tuple[str, ...] = ()
     """What the audited question's answer is chosen from."""
+    asked: str | None = None
+    """The participant the emotion question names, as the prompt shows it; None where the
+    prompt names nobody (v1 group items ask the reader to find the person)."""
 
     def with_candidates(self, candidates: tuple[str, ...]) -> VisibleItem:
         return replace(self, candidates=candidates)
@@ -103,10 +107,21 @@ def visible_item(item: Scenario) -> VisibleItem:
         if speaker is not None:
             named.add(speaker)
         lines.append(SceneLine(speaker, text, tuple(n for n in names if n in named)))
+    prompt = "\n\n".join(m.content for m in item.messages if m.role == "user")
     return VisibleItem(
-        prompt="\n\n".join(m.content for m in item.messages if m.role == "user"),
+        prompt=prompt,
         scene=f"{item.setting.scene}.\n{dialogue}",
         lines=tuple(lines),
         options=tuple(item.options),
         names=names,
+        asked=asked_person(prompt, names),
     )
+
+
+def asked_person(prompt: str, names: tuple[str, ...]) -> str | None:
+    """The participant the prompt's emotion question names (longest name first, so "Ann"
+    never matches a question about "Anna")."""
+    for name in sorted(names, key=len, reverse=True):
+        if f"{EMOTION_QUESTION_START}{name} " in prompt:
+            return name
+    return None
