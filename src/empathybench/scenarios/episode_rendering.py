@@ -77,38 +77,41 @@ def _listing(numbers: list[int]) -> str:
 
 
 @cache
-def _pieces(text: str) -> tuple[str | tuple[str, str], ...]:
-    """``text`` split once into literal strings and ``(role, form)`` slots (form '' for the
-    name): the generator fills the same few thousand template strings millions of times."""
-    pieces: list[str | tuple[str, str]] = []
+def _format(text: str) -> str:
+    """``text`` as a ``str.format`` template, made once: literal braces doubled and each
+    ``{a}``, ``{a:their}``, ``{a:them}``, ``{a:ref}`` slot renamed to a key of
+    ``slot_values`` (the generator fills the same few thousand strings millions of times)."""
+    out: list[str] = []
     position = 0
     for match in SLOT_PATTERN.finditer(text):
-        if match.start() > position:
-            pieces.append(text[position : match.start()])
-        pieces.append((match.group(1), match.group(2) or ""))
+        out.append(text[position : match.start()].replace("{", "{{").replace("}", "}}"))
+        form = match.group(2)
+        out.append(f"{{{match.group(1)}_{form}}}" if form else f"{{{match.group(1)}}}")
         position = match.end()
-    if position < len(text):
-        pieces.append(text[position:])
-    return tuple(pieces)
-
-
-def fill(text: str, cast: dict[str, Person], refs: dict[str, int] | None = None) -> str:
-    out = []
-    for piece in _pieces(text):
-        if isinstance(piece, str):
-            out.append(piece)
-            continue
-        role, form = piece
-        if form == "ref":
-            assert refs is not None, "a {x:ref} slot outside a board episode"
-            out.append(str(refs[role]))
-        elif form == "their":
-            out.append(_POSSESSIVE[cast[role].pronouns])
-        elif form == "them":
-            out.append(_OBJECT[cast[role].pronouns])
-        else:
-            out.append(cast[role].name)
+    out.append(text[position:].replace("{", "{{").replace("}", "}}"))
     return "".join(out)
+
+
+class _Slots(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        raise AssertionError(f"a {{{key.replace('_', ':')}}} slot with nothing to fill it")
+
+
+def slot_values(cast: dict[str, Person], refs: dict[str, int] | None = None) -> dict[str, str]:
+    """What each slot of an episode's text becomes for one cast (and board numbers)."""
+    values = _Slots()
+    for role, person in cast.items():
+        values[role] = person.name
+        values[f"{role}_their"] = _POSSESSIVE[person.pronouns]
+        values[f"{role}_them"] = _OBJECT[person.pronouns]
+        if refs is not None:
+            values[f"{role}_ref"] = str(refs[role])
+    return values
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """``text`` with its slots filled from ``slot_values``."""
+    return _format(text).format_map(values)
 
 
 def _choice(options: list[T], digit: int) -> T:
@@ -257,8 +260,9 @@ def build_episode_record(
             )
     negative = templates.emotion_words[reply_role.emotion].valence
 
+    slots = slot_values(cast, refs)
     turns: list[tuple[str, str]] = [
-        ("narration", fill(_choice(episode.intro, digits["intro"]), cast, refs))
+        ("narration", fill(_choice(episode.intro, digits["intro"]), slots))
     ]
     for position in _ORDERS[digits["order"]]:
         role_name = ROLE_NAMES[position]
@@ -266,8 +270,8 @@ def build_episode_record(
         cues = role.cues if episode.visible else []
         cue_index = digits[f"cue_{role_name}"] % (len(cues) + 1)
         if cue_index < len(cues):
-            turns.append(("narration", fill(cues[cue_index], cast, refs)))
-        speech = fill(_choice(role.lines, digits[f"line_{role_name}"]), cast, refs)
+            turns.append(("narration", fill(cues[cue_index], slots)))
+        speech = fill(_choice(role.lines, digits[f"line_{role_name}"]), slots)
         if role_name == focus and extra:
             speech = f"{speech} {extra}"
         turns.append((cast[role_name].name, speech))
