@@ -8,6 +8,7 @@ from empathybench.judging.llm_judge import JudgeAnswerError, JudgeSettings
 from empathybench.models.base import ModelCallError, ModelRequest
 from empathybench.models.mock import MockModel
 from empathybench.models.registry import parse_model_id
+from empathybench.scorer.empathy_scorer import bundled_scorer
 from empathybench.therapy.judging import TherapyJudgeOptions, judge_study
 from empathybench.therapy.llm_judge import (
     build_therapy_judge_messages,
@@ -118,6 +119,9 @@ def test_offline_judging_scores_every_source_once(study: Study) -> None:
         assert len(verdicts) == 3
         for verdict in verdicts.values():
             assert all(1.0 <= (verdict.scores[c].value or 0) <= 3.0 for c in COMPONENTS)
+            # which head, encoder and backend gave the scores (bfloat16 moves them a little)
+            assert verdict.scored_by == bundled_scorer().scored_by
+            assert verdict.scored_by.startswith("empathy-") and " on minilm, " in verdict.scored_by
     again = asyncio.run(
         judge_study(TherapyJudgeOptions(study_dir=study.directory, offline=["offline"]))
     )

@@ -109,7 +109,9 @@ def test_the_offline_scorer_never_sees_an_empty_answer(
     assert seen == [[LOOP]]
     verdicts = {k[0]: v for k, v in silent_study.verdicts("offline", "mock/silent").items()}
     assert verdicts["q1"].scores["emotional"].reason == NO_REPLY
+    assert verdicts["q1"].scored_by is None  # scored by rule, not by the scorer
     assert verdicts["q3"].degenerate is not None
+    assert verdicts["q3"].scored_by is not None
 
 
 def test_a_verdict_from_before_the_rule_is_redone_without_a_call(silent_study: Study) -> None:

@@ -53,6 +53,7 @@ from empathybench.scorer.heads import (
     RegressionHead,
     TrainingSettings,
     check_head_dir,
+    head_label,
     load_head,
     train_head,
 )
@@ -228,18 +229,8 @@ def load_offline_judge(judge_id: str = OFFLINE_JUDGE) -> OfflineJudge:
         load_head(directory),
         judge_id=offline_judge_id(judge_id),
         calibration=load_calibration(directory),
-        head_name=f"{directory.name} ({_files_digest(directory)})",
+        head_name=head_label(directory),
     )
-
-
-def _files_digest(directory: Path) -> str:
-    """The first 8 hex digits of a SHA-256 over a head folder's files (names and bytes): a
-    user's folder called ``judge-v3`` is told apart from the bundled head."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:8]
 
 
 def judge_targets(records: Sequence[LabelledResponse]) -> tuple[Matrix, Matrix]:

@@ -36,6 +36,7 @@ from empathybench.scorer.heads import (
     Matrix,
     RegressionHead,
     TrainingSettings,
+    head_label,
     load_head,
     train_head,
 )
@@ -133,6 +134,20 @@ def method_of(config: HeadConfig) -> str:
 class EmpathyScorer:
     encoder: Encodes
     head: RegressionHead
+    head_name: str | None = None
+    """The head's folder name and a digest of its files (``empathy-v4 (1a2b3c4d)``) when it
+    was loaded from a folder; None for a head not saved yet."""
+
+    @property
+    def scored_by(self) -> str:
+        """What stored scores record: ``empathy-v4 (1a2b3c4d) on minilm, onnx``; the
+        encoder's backend matters because bfloat16 moves scores by up to 0.01."""
+        settings = getattr(self.encoder, "settings", None)
+        backend = getattr(self.encoder, "backend", None)
+        encoder = ", ".join(
+            str(part) for part in (getattr(settings, "name", None), backend) if part is not None
+        )
+        return f"{self.head_name or 'an unsaved head'}" + (f" on {encoder}" if encoder else "")
 
     @property
     def method(self) -> str:
@@ -212,11 +227,14 @@ def load_empathy_scorer(
     head = load_head(head_dir)
     if head.config.task != "empathy":
         raise UserError(f"{head_dir}: a {head.config.task} head, not an empathy scorer")
-    return EmpathyScorer(encoder=load_encoder(head.config.encoder), head=head)
+    return EmpathyScorer(
+        encoder=load_encoder(head.config.encoder), head=head, head_name=head_label(head_dir)
+    )
 
 
 @lru_cache(maxsize=2)
-def _bundled_scorer(method: str) -> EmpathyScorer:
+def bundled_scorer(method: str = DEFAULT_METHOD) -> EmpathyScorer:
+    """The bundled scorer of ``method``, loaded once."""
     return load_empathy_scorer(method=method)
 
 
@@ -232,7 +250,7 @@ def score_responses(
 
     ``messages``, when given, are the messages the replies answer (one per reply).
     """
-    chosen = scorer or _bundled_scorer(method)
+    chosen = scorer or bundled_scorer(method)
     return chosen.score(responses, messages=messages, batch_size=batch_size)
 
 

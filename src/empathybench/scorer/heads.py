@@ -9,6 +9,7 @@ dimension that does not apply to it).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -132,6 +133,17 @@ def check_head_dir(parameter: str, directory: Path | None) -> None:
         raise ParameterError.about(
             parameter, f"{directory} is not a scorer head (needs {CONFIG_FILE} and {WEIGHTS_FILE})"
         )
+
+
+def head_label(directory: Path) -> str:
+    """A head folder's name and the first 8 hex digits of a SHA-256 over its files (names
+    and bytes), ``judge-v3 (1a2b3c4d)``: a user's folder called ``judge-v3`` is told apart
+    from the bundled head."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return f"{directory.name} ({digest.hexdigest()[:8]})"
 
 
 def load_head(directory: Path) -> RegressionHead:

@@ -140,10 +140,10 @@ def _judge_offline(
     questions: dict[str, TherapyQuestion],
 ) -> None:
     from empathybench.scorer import score_responses
-    from empathybench.scorer.empathy_scorer import load_empathy_scorer
+    from empathybench.scorer.empathy_scorer import bundled_scorer, load_empathy_scorer
 
     head = judge_id.removeprefix(OFFLINE_JUDGE).removeprefix(":")
-    scorer = load_empathy_scorer(Path(head)) if head else None
+    scorer = load_empathy_scorer(Path(head)) if head else bundled_scorer()
     for source, by_key in answers.items():
         log = study.verdict_log(judge_id, source)
         pending = pending_answers(by_key, log.latest())
@@ -185,6 +185,7 @@ def _judge_offline(
                         finished_at=now_iso(),
                         no_reply=check.no_reply.kind if check.no_reply else None,
                         degenerate=check.degenerate,
+                        scored_by=None if check.no_reply else scorer.scored_by,
                     )
                 )
         finally:

@@ -47,6 +47,9 @@ class TherapyVerdict(Record):
     """Set when the answer held nothing to score: every component is 1 (absent) by rule."""
     degenerate: str | None = None
     """Why the answer looks like a degenerate loop (flagged and counted, never scored down)."""
+    scored_by: str | None = None
+    """The offline scorer's head, encoder and encoder backend, for scores it gave
+    (``empathy-v4 (1a2b3c4d) on minilm, onnx``); None for model judges and no-reply rows."""
 
     @property
     def empathy(self) -> float | None:
