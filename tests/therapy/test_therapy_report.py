@@ -17,7 +17,9 @@ SCORES: dict[str, dict[str, tuple[float | None, float | None, float | None]]] = 
 }
 
 
-def write_verdicts(study: Study, judge: str = "mock/critic") -> None:
+def write_verdicts(
+    study: Study, judge: str = "mock/critic", scored_by: dict[str, str] | None = None
+) -> None:
     for source, rows in SCORES.items():
         log = study.verdict_log(judge, source)
         log.open()
@@ -37,6 +39,7 @@ def write_verdicts(study: Study, judge: str = "mock/critic") -> None:
                     rubric_version="therapy-rubric-v1",
                     scores=scores,
                     finished_at=now_iso(),
+                    scored_by=(scored_by or {}).get(source),
                 )
             )
         log.close()
@@ -65,6 +68,24 @@ def test_report_numbers_match_a_hand_computation(study: Study) -> None:
     # Shared questions with an empathy mean on both sides: q1 and q3.
     assert comparison.difference.n == 2
     assert comparison.difference.mean == pytest.approx(((8 / 3 - 2) + (3 - 7 / 3)) / 2)
+
+
+def test_the_report_names_the_scorer_set_up_and_warns_when_runs_mix(study: Study) -> None:
+    from empathybench.therapy.report_files import therapy_markdown
+
+    one = "empathy-v4 (1a2b3c4d) on minilm, onnx"
+    write_verdicts(study, "offline", {HUMAN: one, "mock/alpha": one})
+    report = build_therapy_report(study, judges=["offline"])
+    assert report.scored_by == [one]
+    assert f"Offline scores by {one}." in therapy_markdown(report)
+    mixed = one.replace("onnx", "torch-bf16")
+    write_verdicts(study, "offline", {HUMAN: one, "mock/alpha": mixed})
+    report = build_therapy_report(study, judges=["offline"])
+    assert report.scored_by == sorted([one, mixed])
+    assert "come from 2 scorer set-ups" in therapy_markdown(report)
+    assert build_therapy_report(study, judges=["offline"]).scored_by  # read back from disk
+    write_verdicts(study)  # a model judge records none
+    assert build_therapy_report(study, judges=["mock/critic"]).scored_by == []
 
 
 def test_report_files_and_radar(study: Study, tmp_path: Path) -> None:

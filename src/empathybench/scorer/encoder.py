@@ -18,8 +18,9 @@ torch under bfloat16 autocast (matrix products and attention in bfloat16; layer 
 float32): about twice as fast on CPUs with native bfloat16 (AVX512-BF16 or AMX), slower on
 others, with scorer scores within 0.01 of float32's on the 1–3 scale
 (``benchmarks/scorer.py --backends-only``). It applies to every user of the encoder, the
-offline judge included (its verdicts record the backend in ``scored_by``; scorer outputs
-do not); it is not the default because scores then depend on the machine's arithmetic.
+offline judge included (its verdicts record the backend in ``scored_by``, as the therapy
+track's scorer verdicts do; one-off scores do not); it is not the default because scores
+then depend on the machine's arithmetic.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from pydantic import Field
+
 from empathybench.analysis.statistics import bootstrap_paired_difference
 from empathybench.analysis.summary import Interval, interval
 from empathybench.analysis.text_metrics import distinct_n, repeated_ngram_share, words
@@ -88,6 +90,9 @@ class TherapyReport(Record):
     rubric_versions: list[str]
     seed: int
     sources: list[SourceSummary]
+    scored_by: list[str] = Field(default_factory=list)
+    """The offline scorer set-ups (head, encoder, backend) behind the scores; more than one
+    means the figures mix, e.g., float32 and bfloat16 runs."""
 
 
 @dataclass(frozen=True)
@@ -213,14 +218,14 @@ def build_therapy_report(
                 degenerate=sum(1 for check in checks if check.degenerate),
             )
         )
-    rubrics = sorted(
-        {
-            verdict.rubric_version
-            for judge in chosen_judges
-            for source in chosen_sources
-            for verdict in study.verdicts(judge, source).values()
-        }
-    )
+    verdicts = [
+        verdict
+        for judge in chosen_judges
+        for source in chosen_sources
+        for verdict in study.verdicts(judge, source).values()
+    ]
+    rubrics = sorted({verdict.rubric_version for verdict in verdicts})
+    scored_by = sorted({v.scored_by for v in verdicts if v.scored_by is not None})
     return TherapyReport(
         study=str(study.directory),
         questions=info.questions_name,
@@ -229,4 +234,5 @@ def build_therapy_report(
         rubric_versions=rubrics,
         seed=seed,
         sources=summaries,
+        scored_by=scored_by,
     )

@@ -82,9 +82,18 @@ def therapy_markdown(report: TherapyReport) -> str:
     header, rows = therapy_table_rows(report)
     shape_header, shape_rows = text_shape_rows(report)
     judges = ", ".join(judge_label(j) for j in report.judges)
+    scorers = ""
+    if len(report.scored_by) == 1:
+        scorers = f"Offline scores by {report.scored_by[0]}. "
+    elif report.scored_by:
+        scorers = (
+            f"**Offline scores come from {len(report.scored_by)} scorer set-ups "
+            f"({'; '.join(report.scored_by)}): they are not one measurement.** "
+        )
     return (
         f"# Therapy track: {report.questions}\n\n"
-        f"Judges: {judges}; rubric {', '.join(report.rubric_versions)}. Scores 1 (absent) to "
+        f"Judges: {judges}; rubric {', '.join(report.rubric_versions)}. {scorers}"
+        "Scores 1 (absent) to "
         f"3 (strong), mean [95% bootstrap CI over questions, seed {report.seed}]. "
         "'empathy − human' is the paired difference of the empathy mean on the questions "
         "both answered.\n\n"
