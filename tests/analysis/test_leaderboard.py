@@ -78,12 +78,42 @@ def test_ranks_ties_and_neighbour_tests(folder: Path, small_suite: Suite) -> Non
 
 
 def test_offline_and_llm_judged_runs_are_never_mixed_and_it_says_so() -> None:
-    offline = ("h", ("offline",), ("rubric-v1",))
-    llm = ("h", ("mock/judge-a",), ("rubric-v1",))
+    offline = ("h", ("offline",), ("rubric-v1",), ("judge-v3 (1a2b3c4d) on minilm, onnx",))
+    llm = ("h", ("mock/judge-a",), ("rubric-v1",), ())
     reason = why_not_comparable(offline, llm, "standard-v1")
     assert "offline (approximate)" in reason
     assert "never ranked beside LLM-judged" in reason
     assert "suite" not in reason and "rubric" not in reason
+
+
+def test_runs_scored_by_different_offline_heads_or_backends_are_not_ranked_together() -> None:
+    """The id ``offline`` names the newest bundled head of whichever release ran it, and a
+    bfloat16 encoder moves scores a little: the recorded set-up must match too."""
+    one = ("h", ("offline",), ("rubric-v1",), ("judge-v3 (1a2b3c4d) on minilm, onnx",))
+    other = ("h", ("offline",), ("rubric-v1",), ("judge-v2 (99aa00bb) on minilm, onnx",))
+    reason = why_not_comparable(other, one, "standard-v4")
+    assert "different offline head or encoder backend" in reason and "judge-v2" in reason
+    assert "suite" not in reason and "rubric" not in reason and "different judges" not in reason
+
+
+def test_a_runs_offline_set_up_comes_from_its_scored_verdicts() -> None:
+    from types import SimpleNamespace
+
+    from empathybench.analysis.leaderboard import scored_by
+
+    def verdict(by: str | None, no_reply: str | None = None) -> SimpleNamespace:
+        return SimpleNamespace(scored_by=by, no_reply=no_reply)
+
+    setup = "judge-v3 (1a2b3c4d) on minilm, onnx"
+    run = SimpleNamespace(
+        verdicts={
+            "offline": {("a", 0): verdict(setup), ("b", 0): verdict(None, "options_only")},
+            "mock/judge-a": {("a", 0): verdict(None)},  # model judges record none
+        }
+    )
+    assert scored_by(run) == (setup,)  # type: ignore[arg-type]
+    run.verdicts["offline"][("c", 0)] = verdict(None)  # judged before verdicts recorded it
+    assert scored_by(run) == (setup, "unrecorded")  # type: ignore[arg-type]
 
 
 def test_no_runs_is_a_user_error() -> None:

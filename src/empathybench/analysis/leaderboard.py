@@ -39,7 +39,8 @@ from empathybench.runtime.run_data import RunData
 
 LEADERBOARD_SCHEMA = 1
 SIGNIFICANCE_LEVEL = 0.05
-ComparabilityKey = tuple[str, tuple[str, ...], tuple[str, ...]]
+ComparabilityKey = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+"""Suite hash, judge ids, rubric versions, offline set-ups (``scored_by``)."""
 
 
 class LeaderboardEntry(Record):
@@ -99,8 +100,24 @@ def rubric_versions(run: RunData) -> tuple[str, ...]:
     )
 
 
+def scored_by(run: RunData) -> tuple[str, ...]:
+    """The offline set-ups (head with its digest, encoder, backend) behind a run's verdicts;
+    a run judged before verdicts recorded one holds ``unrecorded``."""
+    return tuple(
+        sorted(
+            {
+                v.scored_by or "unrecorded"
+                for judge, verdicts in run.verdicts.items()
+                if is_offline_judge(judge)
+                for v in verdicts.values()
+                if v.no_reply is None
+            }
+        )
+    )
+
+
 def comparability_key(run: RunData) -> ComparabilityKey:
-    return (run.suite.sha256, tuple(sorted(run.verdicts)), rubric_versions(run))
+    return (run.suite.sha256, tuple(sorted(run.verdicts)), rubric_versions(run), scored_by(run))
 
 
 def _judges_text(judges: Sequence[str]) -> str:
@@ -123,6 +140,11 @@ def why_not_comparable(key: ComparabilityKey, board: ComparabilityKey, suite: st
         reasons.append(
             f"a different rubric version ({', '.join(key[2]) or 'none'}; "
             f"the board's: {', '.join(board[2]) or 'none'})"
+        )
+    if key[1] == board[1] and key[3] != board[3]:
+        reasons.append(
+            f"scored by a different offline head or encoder backend ({'; '.join(key[3])}; "
+            f"the board's: {'; '.join(board[3])})"
         )
     return "; ".join(reasons)
 
