@@ -38,7 +38,7 @@ def test_run_exports_responses_and_verdicts(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     made = run_cli(
         "run", "--model", "mock/echo", "--limit", "6", "--run-dir", str(run_dir),
-        "--judge", "mock/judge", "--no-progress",
+        "--judge", "mock/judge", "--judge", "offline", "--no-progress",
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
     out = tmp_path / "hf"
@@ -50,13 +50,17 @@ def test_run_exports_responses_and_verdicts(tmp_path: Path) -> None:
     verdicts = datasets.load_dataset(str(out), "verdicts", cache_dir=cache)["test"]
     stored = RunStore(run_dir).latest_responses()
     assert sorted(responses["text"]) == sorted(r.text for r in stored.values())
-    assert set(verdicts["judge"]) == {"mock/judge"}
-    judged = RunStore(run_dir).verdicts("mock/judge").latest()
-    # One row per item and recorded dimension, values as stored.
-    assert len(verdicts) == sum(len(v.scores) for v in judged.values()) > 6
+    assert set(verdicts["judge"]) == {"mock/judge", "offline"}
+    store = RunStore(run_dir)
+    judged = {judge: store.verdicts(judge).latest() for judge in ("mock/judge", "offline")}
+    # One row per judge, item and recorded dimension, values as stored.
+    assert len(verdicts) == sum(len(v.scores) for j in judged.values() for v in j.values()) > 6
     for row in verdicts:
-        stored_score = judged[(row["scenario_id"], row["epoch"])].scores[row["dimension"]]
-        assert (row["status"], row["value"]) == (stored_score.status, stored_score.value)
+        stored = judged[row["judge"]][(row["scenario_id"], row["epoch"])]
+        score = stored.scores[row["dimension"]]
+        assert (row["status"], row["value"]) == (score.status, score.value)
+        assert row["scored_by"] == stored.scored_by  # which offline head and backend, or null
+    assert any(row["scored_by"] for row in verdicts if row["judge"] == "offline")
 
 
 @pytest.mark.parametrize("case", ["not-empty", "file", "missing-suite"])

@@ -63,6 +63,7 @@ VERDICT_COLUMNS: list[tuple[str, str]] = [
     ("status", "scored, na (does not apply) or unscored"),
     ("value", "score in [0, 1] (null unless scored)"),
     ("reason", "why it is n/a or unscored (e.g. no reply)"),
+    ("scored_by", "offline judges: the head, its digest, encoder and backend (else null)"),
 ]
 
 
@@ -201,6 +202,7 @@ def run_tables(run: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
             "status": score.status,
             "value": score.value,
             "reason": score.reason,
+            "scored_by": verdict.scored_by,
         }
         for judge, by_key in sorted(run.verdicts.items())
         for key, verdict in sorted(by_key.items())
