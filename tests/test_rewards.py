@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import inspect
+import json
 
 import pytest
 
 from empathybench.errors import UserError
 from empathybench.records import Scenario
 from empathybench.rewards import empathy_reward, training_prompts
+from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import prompt_digest
 from empathybench.scenarios.suites import load_suite
 
@@ -56,9 +58,12 @@ def test_rewards_order_range_and_what_they_prefer() -> None:
 def test_training_prompts_never_overlap_the_suites_and_feed_the_reward() -> None:
     rows = training_prompts(30, seed=7)
     assert len(rows) == 30 and len({r["scenario_id"] for r in rows}) == 30
+    # the newest template version unless asked otherwise, like every generator entry point
+    assert {json.loads(r["scenario"])["template_version"] for r in rows} == {NEWEST_EPISODE_VERSION}
     suite_prompts = {
         prompt_digest([(m.role, m.content) for m in s.messages])
-        for s in load_suite("standard-v1").scenarios
+        for name in ("standard-v1", "standard-v4")
+        for s in load_suite(name).scenarios
     }
     for row in rows:
         digest = prompt_digest([(m["role"], m["content"]) for m in row["prompt"]])

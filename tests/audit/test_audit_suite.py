@@ -146,6 +146,18 @@ def test_the_asked_person_is_read_from_the_prompt_only() -> None:
     assert asked_person(prompt, ("Ann", "Anna")) == "Anna"
     assert asked_person(prompt.replace("Anna", "Ann"), ("Anna", "Ann")) == "Ann"
     assert asked_person(prompt, ("Ben",)) is None
+    quoted = 'Ben: "Which emotion is Ben meant to show?"\n\n' + prompt
+    assert asked_person(quoted, ("Anna", "Ben")) == "Anna"  # the question, not the dialogue
+
+
+def test_the_asked_person_ignores_the_records_focus_person() -> None:
+    """On v2 and later the prompt names the asked person: a record whose hidden focus
+    person says otherwise gives the same view, so no baseline can read the hidden field."""
+    item = next(s for s in generate(20, seed=3, template_version="v4") if s.kind == "group")
+    other = next(p.name for p in item.participants if p.name != item.focus_person)
+    hidden = item.model_copy(update={"focus_person": other, "id": "gr-0"})
+    assert visible_item(hidden) == visible_item(item)
+    assert visible_item(hidden).asked == item.focus_person != other
 
 
 @pytest.mark.parametrize(

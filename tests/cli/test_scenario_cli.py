@@ -25,7 +25,7 @@ def test_generate_validate_show_round_trip(tmp_path: Path) -> None:
     assert "wrote 50 scenarios" in result.stdout
     assert run_cli("validate", str(out)).returncode == 0
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    # without --template-version: the newest version, the one the shortcut audit passes
+    # without --template-version: the newest version, not v1
     assert {record["template_version"] for record in records} == {NEWEST_EPISODE_VERSION}
     first_id = records[0]["id"]
     shown = run_cli("show", str(out), first_id)

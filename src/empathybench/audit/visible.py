@@ -119,9 +119,14 @@ def visible_item(item: Scenario) -> VisibleItem:
 
 
 def asked_person(prompt: str, names: tuple[str, ...]) -> str | None:
-    """The participant the prompt's emotion question names (longest name first, so "Ann"
-    never matches a question about "Anna")."""
+    """The participant the prompt's emotion question names: read from the last "Which
+    emotion is" (the questions follow the dialogue, which could quote those words), longest
+    name first, so "Ann" never matches a question about "Anna"."""
+    start = prompt.rfind(EMOTION_QUESTION_START)
+    if start < 0:
+        return None
+    question = prompt[start + len(EMOTION_QUESTION_START) :]
     for name in sorted(names, key=len, reverse=True):
-        if f"{EMOTION_QUESTION_START}{name} " in prompt:
+        if question.startswith(f"{name} "):
             return name
     return None

@@ -36,8 +36,8 @@ SECTION_TEMPLATE_VERSION = "v1"
 """The one version in the v1 section format that ``load_templates`` reads (v2 and later are
 episode versions, read by ``episode_templates``)."""
 DEFAULT_TEMPLATE_VERSION = NEWEST_EPISODE_VERSION
-"""What generating uses when no version is named: the newest, the one the audit passes.
-Older versions stay reproducible by name (``--template-version v1``)."""
+"""What generating uses when no version is named: the newest (v1, which every surface
+baseline reads, and the others stay reproducible by name: ``--template-version v1``)."""
 
 # Minimum sizes of each section: the floor that keeps the scenario space large and varied.
 MINIMUM_COUNTS = {
