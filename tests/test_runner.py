@@ -182,6 +182,27 @@ def test_a_torn_last_line_is_dropped_before_appending(small_suite: Suite, tmp_pa
     assert len(RunStore(tmp_path / "r").latest_responses()) == 5
 
 
+def test_a_failed_resume_leaves_the_finished_run_as_it_was(
+    small_suite: Suite, tmp_path: Path
+) -> None:
+    """A malformed line in the middle of responses.jsonl stops a resume with a UserError
+    before the manifest is rewritten, so the run still reads as complete with its totals;
+    a model that cannot be made leaves no manifest at all."""
+    run(options(small_suite, tmp_path / "r", limit=3), MockModel(parse_model_id("mock/echo")))
+    manifest = tmp_path / "r" / "manifest.json"
+    before = manifest.read_bytes()
+    path = tmp_path / "r" / "responses.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0], "{broken", *lines[2:]]) + "\n")
+    with pytest.raises(UserError, match="not valid JSON"):
+        run(options(small_suite, tmp_path / "r", limit=3), MockModel(parse_model_id("mock/echo")))
+    assert manifest.read_bytes() == before
+    missing = options(small_suite, tmp_path / "new", spec=parse_model_id("local/no-such-dir"))
+    with pytest.raises(UserError, match="no local model"):
+        run(missing)
+    assert not (tmp_path / "new" / "manifest.json").exists()
+
+
 def test_bad_selection_is_a_user_error(small_suite: Suite, tmp_path: Path) -> None:
     with pytest.raises(UserError):
         run(options(small_suite, tmp_path / "r", limit=0), MockModel(parse_model_id("mock/echo")))

@@ -111,7 +111,9 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
                 "judges": existing.judges,
             }
         )
-    store.write_manifest(manifest)
+    # Everything that can fail on bad input (a malformed responses file, a model that cannot
+    # be made) happens before the manifest is written: a failed resume leaves a finished
+    # run as it was, and a failed start leaves no run behind.
     previous = store.latest_responses()
     pending = [(s, e) for s, e in items if not (r := previous.get((s.id, e))) or not r.ok]
     skipped = len(items) - len(pending)
@@ -126,6 +128,12 @@ async def _execute_run(options: RunOptions, model: ModelAPI | None) -> RunResult
         if options.batch
         else model or create_model(options.spec, max_connections=options.max_connections)
     )
+    try:
+        store.write_manifest(manifest)
+    except BaseException:
+        if own_model and sync_model is not None:
+            await sync_model.aclose()
+        raise
     cache = ResponseCache(options.cache_path) if options.cache_path else None
     limiter = RateLimiter(options.requests_per_minute)
     calls_before = 0
