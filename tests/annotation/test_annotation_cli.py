@@ -130,6 +130,16 @@ def test_import_rejects_bad_rows_with_exit_1_and_a_broken_file_with_exit_2(
     code, out, _ = run_main(["annotate", "export", str(study_dir), "--csv", str(exported)], capsys)
     assert code == 0 and "wrote 1 answers" in out
     assert exported.read_text(encoding="utf-8").startswith("study_id,rater_id,item_id,emotion")
+    code, out, _ = run_main(["annotate", "export", str(study_dir), "--csv", str(exported)], capsys)
+    assert code == 0  # an earlier export is replaced
+    study_file = next(p for p in study_dir.iterdir() if p.suffix == ".json")
+    before = study_file.read_bytes()
+    one_error(
+        ["annotate", "export", str(study_dir), "--csv", str(study_file)],
+        "exists and is not a CSV export of answers",
+        capsys,
+    )
+    assert study_file.read_bytes() == before
 
 
 def test_the_real_command_prints_one_error_line(tmp_path: Path) -> None:

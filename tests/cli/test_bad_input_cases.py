@@ -70,3 +70,32 @@ def test_an_unreachable_hub_fails_at_once_without_retries(
     monkeypatch.setattr(datasets, "load_dataset", must_not_be_called)
     with pytest.raises(UserError, match="the hub cannot be reached"):
         load_questions("hub:someone/dataset")
+
+
+def test_an_output_that_is_one_of_the_inputs_is_refused_untouched(tmp_path: Path) -> None:
+    """Found by a bad-input sweep: these replaced (or cut short) their own input file."""
+    from empathybench.scorer.empathy_data import BUNDLED_EMPATHY_LABELS, load_empathy_labels
+
+    labels = tmp_path / "labels.jsonl"
+    records = load_empathy_labels(BUNDLED_EMPATHY_LABELS).records[:40]
+    labels.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(
+        "".join(f'{{"id": "q{i}", "question": "How do I cope, part {i}?"}}\n' for i in range(3)),
+        encoding="utf-8",
+    )
+    cases = [
+        (labels, ("scorer", "robustness", "--data", str(labels), "-o", str(labels))),
+        (labels, ("scorer", "eval", "--data", str(labels), "-o", str(labels))),
+        (questions, ("therapy", "questions", str(questions), "--out", str(questions))),
+    ]
+    for path, args in cases:
+        before = path.read_bytes()
+        code, output = _cli(*args, "--force") if args[0] == "scorer" else _cli(*args)
+        assert code == 2 and "is also an input of this command" in output, (args, output)
+        assert path.read_bytes() == before
+    other = tmp_path / "notes.txt"
+    other.write_text("keep me\n", encoding="utf-8")
+    code, output = _cli("scorer", "robustness", "--data", str(labels), "-o", str(other))
+    assert code == 2 and "exists and is not a JSON results file" in output
+    assert other.read_text(encoding="utf-8") == "keep me\n"

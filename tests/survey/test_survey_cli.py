@@ -72,6 +72,13 @@ def test_export_and_import_move_votes_between_directories(survey: Survey, tmp_pa
     assert "added 6, duplicates 0, rejected 0" in imported.stdout
     again = run_cli("survey", "import", str(copy), "--csv", str(path))
     assert again.returncode == 0 and "added 0, duplicates 6, rejected 0" in again.stdout
+    # an export replaces an earlier export, never the survey's own files or anything else
+    assert run_cli("survey", "export", str(survey[0]), "--csv", str(path)).returncode == 0
+    form = survey[0] / "form.json"
+    before = form.read_bytes()
+    refused = run_cli("survey", "export", str(survey[0]), "--csv", str(form))
+    assert refused.returncode == 2 and "exists and is not a CSV export of votes" in refused.stderr
+    assert refused.stderr.count("\n") == 1 and form.read_bytes() == before
 
 
 def test_import_exits_1_when_rows_are_rejected_and_2_on_a_broken_file(

@@ -63,6 +63,19 @@ class RobustnessCheck:
         }
 
 
+def _check_results_output(output: Path | None, inputs: list[object], force: bool) -> None:
+    from empathybench.runtime.output_guard import (
+        check_output_file,
+        refuse_input_as_output,
+        whole_json_object,
+    )
+
+    if output is None:
+        return
+    refuse_input_as_output(output, [value for value in inputs if value], "output")
+    check_output_file(output, kind="JSON results file", same_kind=whole_json_object, force=force)
+
+
 def _load_any_head(head: Path | None, task: str, method: str) -> RegressionHead:
     from empathybench.scorer.empathy_scorer import resolve_head_dir
     from empathybench.scorer.heads import load_head
@@ -133,6 +146,7 @@ def evaluate_scorer(
     messages: bool = True,
     resamples: int = 1000,
     output: PathArg | None = None,
+    force: bool = False,
 ) -> ScorerEvaluation:
     """Held-out figures of ``head`` (default: the bundled head of ``task``/``method``) on
     ``data`` (default: the bundled labels); ``output`` receives them as JSON.
@@ -140,12 +154,14 @@ def evaluate_scorer(
     Empathy heads: Spearman with the labels of ``split`` (optionally only the writing
     ``batch`` starting so; comma-separated: any of them) beside length and lexicon baselines,
     with ``resamples`` bootstrap resamples, and test MSE. Judge heads: agreement with the
-    labels' test split and the calibration set.
+    labels' test split and the calibration set. An existing ``output`` that is not a JSON
+    results file is refused unless ``force``; one of the inputs always is.
     """
     from empathybench.validation import check_count, check_file_target
 
     head, output = optional_path(head), optional_path(output)
     check_file_target("output", output)
+    _check_results_output(output, [*(data or "").split(","), head], force)
     check_count("resamples", resamples, minimum=100, maximum=MAX_RESAMPLES)
     if split not in ("test", "train", "all"):
         raise UserError(f"unknown split {split!r}: use test, train or all")
@@ -180,6 +196,7 @@ def scorer_robustness(
     data: str | None = None,
     seed: int = 0,
     output: PathArg | None = None,
+    force: bool = False,
 ) -> RobustnessCheck:
     """The seed study's adversarial table for ``text`` (default: its example), and the mean
     change of each perturbation over the test replies of ``data`` (default: bundled labels)."""
@@ -190,6 +207,7 @@ def scorer_robustness(
 
     head, output = optional_path(head), optional_path(output)
     check_file_target("output", output)
+    _check_results_output(output, [data, head], force)
     check_seed("seed", seed)
     scorer = load_empathy_scorer(head)
     rows = robustness_table(scorer, text or EXAMPLE_TEXT, seed=seed)

@@ -214,6 +214,9 @@ def _eval(
     ] = True,
     resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 1000,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write JSON here.")] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an -o file that is not a JSON results file.")
+    ] = False,
 ) -> None:
     """Held-out figures: Spearman beside length and lexicon baselines, and test MSE (empathy
     scorer), or agreement with labels (offline judge)."""
@@ -229,6 +232,7 @@ def _eval(
         messages=messages,
         resamples=resamples,
         output=output,
+        force=force,
     )
     if evaluation.agreement is not None:
         _print_agreement(evaluation.agreement)
@@ -248,11 +252,14 @@ def _robustness(
     data: Annotated[str | None, typer.Option(help="Labels whose test split to summarise.")] = None,
     seed: Annotated[int, typer.Option(help="Perturbation seed.")] = 0,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write JSON here.")] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an -o file that is not a JSON results file.")
+    ] = False,
 ) -> None:
     """The seed's adversarial table for one text, and mean changes over the test split."""
     from empathybench.api.scorer_evaluation import scorer_robustness
 
-    check = scorer_robustness(text, head=head, data=data, seed=seed, output=output)
+    check = scorer_robustness(text, head=head, data=data, seed=seed, output=output, force=force)
     print_robustness(check)
     _wrote(check.output)
 

@@ -17,7 +17,12 @@ from empathybench.cli.run_commands import check_generation, print_run_totals
 from empathybench.judging.offline_judge import OFFLINE_JUDGE, judge_label
 from empathybench.models.defaults import DEFAULT_MODEL
 from empathybench.runtime.cache import check_cache_path
-from empathybench.runtime.output_guard import check_output_file, has_fields, path_parser
+from empathybench.runtime.output_guard import (
+    check_output_file,
+    has_fields,
+    path_parser,
+    refuse_input_as_output,
+)
 from empathybench.therapy.pipeline import DEFAULT_STUDY, judge_therapy, run_therapy
 from empathybench.therapy.prompt import THERAPIST_MAX_TOKENS
 from empathybench.therapy.questions import (
@@ -73,6 +78,7 @@ def _questions_command(
     check_count("limit", limit)
     check_file_target("out", out)
     if out is not None:
+        refuse_input_as_output(out, [source], "--out")
         check_output_file(
             out, kind="question set (JSONL)", same_kind=has_fields("id", "question"), force=force
         )

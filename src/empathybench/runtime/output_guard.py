@@ -76,6 +76,42 @@ def has_fields(*fields: str) -> Callable[[Path], bool]:
     return check
 
 
+def whole_json_object(path: Path) -> bool:
+    """A file that is one JSON object as a whole (a results file), not JSON lines."""
+    try:
+        data = parse_json(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError, UserError):
+        return False
+    return isinstance(data, dict)
+
+
+def csv_with_header(columns: Sequence[str]) -> Callable[[Path], bool]:
+    """A CSV file whose first line is exactly ``columns`` (a file this export wrote)."""
+
+    def check(path: Path) -> bool:
+        try:
+            with path.open(encoding="utf-8-sig", newline="") as handle:
+                first = handle.readline().rstrip("\r\n")
+        except (OSError, UnicodeDecodeError):
+            return False
+        return first == ",".join(columns)
+
+    return check
+
+
+def refuse_input_as_output(output: Path | None, inputs: Sequence[object], flag: str) -> None:
+    """An output path that names one of the command's own input files is refused (it would
+    be replaced before, or instead of, being read)."""
+    if output is None or not output.exists():
+        return
+    for value in inputs:
+        candidate = Path(str(value)) if value is not None else None
+        if candidate is not None and candidate.exists() and candidate.samefile(output):
+            raise UserError(
+                f"{flag} {output} is also an input of this command; choose another file"
+            )
+
+
 def check_output_file(
     path: Path, *, kind: str, same_kind: Callable[[Path], bool], force: bool = False
 ) -> None:
