@@ -99,3 +99,36 @@ def test_an_output_that_is_one_of_the_inputs_is_refused_untouched(tmp_path: Path
     code, output = _cli("scorer", "robustness", "--data", str(labels), "-o", str(other))
     assert code == 2 and "exists and is not a JSON results file" in output
     assert other.read_text(encoding="utf-8") == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    ("kinds", "fragment"),
+    [
+        ("emotion_support=inf", "must be a number up to"),
+        ("emotion_support=nan", "must be a number up to"),
+        ("emotion_support=1e30", "must be a number up to"),
+        ("crisis,crisis", "given twice"),
+        ("", "--kinds is empty"),
+    ],
+)
+def test_kind_weights_that_are_not_usable_numbers_are_refused(
+    kinds: str, fragment: str, tmp_path: Path
+) -> None:
+    code, output = _cli("generate", "--n", "2", "--kinds", kinds, "-o", str(tmp_path / "s.jsonl"))
+    assert code == 2 and output.startswith("error:") and fragment in output, output
+    assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_a_path_the_system_refuses_and_a_non_utf8_argument_are_one_line_each(
+    tmp_path: Path,
+) -> None:
+    """An OSError naming a path (a folder that cannot be made) and an argument whose bytes
+    are not UTF-8 (kept as surrogates, which no text encodes) came out as tracebacks."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    target = blocker / "sub" / "s.jsonl"  # its parent would have to be made inside a file
+    code, output = _cli("generate", "--n", "2", "-o", str(target))
+    assert code == 2 and output.startswith("error:") and str(blocker) in output, output
+    assert output.count("\n") == 1
+    code, output = _cli("score", "ab\udcff")
+    assert code == 2 and "not valid UTF-8" in output and output.count("\n") == 1, output

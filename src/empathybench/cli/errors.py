@@ -80,9 +80,23 @@ def error_message(error: UserError) -> str:
     return user_error_text(error)
 
 
+def input_error_text(error: BaseException) -> str | None:
+    """One line for an error that comes from what the user gave rather than from a bug: a
+    path the system cannot read or write (an ``OSError`` naming a file), or an argument
+    holding bytes that are not UTF-8 (Python keeps them as surrogates, which no text can
+    encode). None for anything else, which keeps its traceback."""
+    if isinstance(error, OSError) and error.filename is not None:
+        reason = error.strerror or type(error).__name__
+        return f"{error.filename}: {reason}"
+    if isinstance(error, UnicodeEncodeError) and "surrogate" in str(error.reason):
+        return "an argument holds bytes that are not valid UTF-8; pass text in UTF-8"
+    return None
+
+
 class ReportingGroup(TyperGroup):
     """The root group: a ``UserError`` from any command becomes one line and exit 2 (also
-    under ``typer.testing.CliRunner``, so in-process tests see what users see)."""
+    under ``typer.testing.CliRunner``, so in-process tests see what users see), and so does
+    an unreadable or unwritable path or a non-UTF-8 argument (``input_error_text``)."""
 
     def invoke(self, ctx: Any) -> Any:
         tokens = [*getattr(ctx, "_protected_args", []), *ctx.args]
@@ -90,4 +104,10 @@ class ReportingGroup(TyperGroup):
             return super().invoke(ctx)
         except UserError as error:
             print_error(user_error_text(error, _invoked_command(self, tokens)))
+            raise typer.Exit(EXIT_USER_ERROR) from None
+        except (OSError, UnicodeEncodeError) as error:
+            text = input_error_text(error)
+            if text is None:
+                raise
+            print_error(text)
             raise typer.Exit(EXIT_USER_ERROR) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,21 +38,30 @@ from empathybench.validation import (
     check_seed,
 )
 
+MAX_KIND_WEIGHT = 1e6
+"""Weights are relative; anything larger only risks float overflow in the shares."""
+
 
 def parse_kinds(text: str | None) -> dict[ScenarioKind, float] | None:
     """``a,b`` (equal weights) or ``a=3,b=1`` (weights) into a kind mix (None: the default
     composition of the template version)."""
-    if not text:
+    if text is None:
         return None
+    if not text.strip():
+        raise UserError("--kinds is empty: name one or more kinds, or leave the option out")
     mix: dict[ScenarioKind, float] = {}
     for part in text.split(","):
         name, _, weight = part.strip().partition("=")
         if name not in SCENARIO_KINDS:
             raise UserError(f"unknown kind {name!r}; known kinds: {', '.join(SCENARIO_KINDS)}")
+        if name in mix:
+            raise UserError(f"kind {name} is given twice in --kinds")
         try:
             value = float(weight) if weight else 1.0
         except ValueError:
             raise UserError(f"kind weight {weight!r} for {name} is not a number") from None
+        if not math.isfinite(value) or value > MAX_KIND_WEIGHT:
+            raise UserError(f"kind weight for {name} must be a number up to {MAX_KIND_WEIGHT:g}")
         if value < 0:
             raise UserError(f"kind weight for {name} must not be negative")
         mix[name] = value
@@ -89,6 +99,7 @@ def _generate(
     mix = parse_kinds(kinds)
     scenarios = generate_records(n, seed, mix, template_version)
     first = next(scenarios)  # surfaces input errors before any file or progress bar appears
+    output.parent.mkdir(parents=True, exist_ok=True)  # so does a folder that cannot be made
     with Progress(
         TextColumn("generating"),
         BarColumn(),

@@ -13,6 +13,7 @@ for files); ``generate`` yields validated ``Scenario`` objects built from the sa
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -100,6 +101,8 @@ def kind_counts(n: int, mix: Mapping[ScenarioKind, float]) -> dict[ScenarioKind,
     if n <= 0:
         raise ParameterError(f"n must be a positive number of scenarios, got {n}", parameters=["n"])
     weights = {kind: float(mix.get(kind, 0)) for kind in SCENARIO_KINDS}
+    if not all(math.isfinite(weight) for weight in weights.values()):
+        raise UserError("the kind mix needs finite weights")
     if any(weight < 0 for weight in weights.values()) or sum(weights.values()) <= 0:
         raise UserError("the kind mix needs non-negative weights with a positive total")
     total = sum(weights.values())
