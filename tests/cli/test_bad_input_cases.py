@@ -132,3 +132,39 @@ def test_a_path_the_system_refuses_and_a_non_utf8_argument_are_one_line_each(
     assert output.count("\n") == 1
     code, output = _cli("score", "ab\udcff")
     assert code == 2 and "not valid UTF-8" in output and output.count("\n") == 1, output
+
+
+def test_a_corrupt_head_file_is_one_error_line(tmp_path: Path) -> None:
+    from empathybench.scorer.empathy_scorer import bundled_head_dir
+
+    head = tmp_path / "head"
+    shutil.copytree(bundled_head_dir("empathy-v4"), head)
+    weights = head / "head.safetensors"
+    weights.write_bytes(weights.read_bytes()[:100])  # a copy cut short
+    code, output = _cli("score", "hello", "--head", str(head))
+    assert code == 2 and output.startswith("error:") and "head.safetensors" in output, output
+    assert output.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("--alphas", "nan"), "--alphas"),
+        (("--alphas", "0,inf"), "--alphas"),
+        (("--temperature", "-1"), "--temperature"),
+        (("--top-p", "2"), "--top-p"),
+        (("--max-new-tokens", str(10**30)), "--max-new-tokens"),
+        (("--batch-size", "0"), "--batch-size"),
+    ],
+)
+def test_steering_settings_out_of_range_are_refused_before_loading(
+    args: tuple[str, ...], fragment: str, tmp_path: Path
+) -> None:
+    code, output = _cli("probe", "steer", "--probe", str(tmp_path / "nowhere"), *args)
+    assert code == 2 and output.startswith("error:") and fragment in output, output
+
+
+def test_probe_baseline_counts_and_seed_are_checked(tmp_path: Path) -> None:
+    for args in (("--seed", "-1"), ("--permutations", str(10**30)), ("--random-directions", "0")):
+        code, output = _cli("probe", "eval", "--probe", str(tmp_path / "nowhere"), *args)
+        assert code == 2 and output.startswith(f"error: {args[0]}:"), (args, output)

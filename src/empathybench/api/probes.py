@@ -79,6 +79,16 @@ class Steering:
     """Why the default scorer could not be used (the samples then have no scores)."""
 
 
+MAX_BATCH_SIZE = 4096
+"""Texts or rows per forward pass: more only risks running out of memory."""
+MAX_BASELINE_DRAWS = 1_000_000
+"""Random directions, permutations, seeds or prompts: beyond this a run never ends."""
+MAX_NEW_TOKENS = 4096
+MAX_ALPHA = 1000.0
+"""Steering strength in units of the projection's standard deviation."""
+MAX_TEMPERATURE = 10.0
+
+
 def _slug(model_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-") or "model"
 
@@ -145,6 +155,9 @@ def train_probe(
             f"unknown prompt_format {prompt_format!r}: use auto, chat or plain",
             parameters=["prompt_format"],
         )
+    from empathybench.validation import check_count
+
+    check_count("batch_size", batch_size, maximum=MAX_BATCH_SIZE)
     pair_set = load_pairs(pairs)
     loaded = loaded or load_model(model, dtype=dtype, threads=threads, progress=progress)
     count = len(decoder_layers(loaded.model, layers_path))
@@ -205,12 +218,11 @@ def evaluate_probes(
     from empathybench.probes.pairs import load_pairs
     from empathybench.probes.plots import plot_layer_sweep
     from empathybench.probes.training import load_probe
+    from empathybench.validation import check_count, check_seed
 
-    if random_directions < 1 or permutations < 1:
-        raise ParameterError(
-            "random_directions and permutations must be at least 1",
-            parameters=["random_directions", "permutations"],
-        )
+    check_count("random_directions", random_directions, maximum=MAX_BASELINE_DRAWS)
+    check_count("permutations", permutations, maximum=MAX_BASELINE_DRAWS)
+    check_seed("seed", seed)
     output, scores = optional_path(output), optional_path(scores)
     directories = [Path(directory) for directory in probes]
     found = [(load_probe(directory), directory) for directory in directories]
@@ -301,15 +313,20 @@ def steer(
     from empathybench.probes.pairs import load_pairs
     from empathybench.probes.sweep import SweepSettings, held_out_prompts, run_sweep
     from empathybench.probes.training import load_probe
+    from empathybench.validation import check_count, check_number
 
     chosen_alphas = tuple(sorted(set(alphas)))
     if not chosen_alphas:
         raise ParameterError("alphas is empty", parameters=["alphas"])
-    if min(seeds, prompts, max_new_tokens, batch_size, top_layers_count) < 1:
-        raise ParameterError(
-            "seeds, prompts, max_new_tokens, batch_size must be at least 1",
-            parameters=["seeds", "prompts", "max_new_tokens", "batch_size"],
-        )
+    for alpha in chosen_alphas:
+        check_number("alphas", alpha, minimum=-MAX_ALPHA, maximum=MAX_ALPHA)
+    check_count("seeds", seeds, maximum=MAX_BASELINE_DRAWS)
+    check_count("prompts", prompts, maximum=MAX_BASELINE_DRAWS)
+    check_count("max_new_tokens", max_new_tokens, maximum=MAX_NEW_TOKENS)
+    check_count("batch_size", batch_size, maximum=MAX_BATCH_SIZE)
+    check_count("top_layers_count", top_layers_count, maximum=MAX_BASELINE_DRAWS)
+    check_number("temperature", temperature, minimum=0, maximum=MAX_TEMPERATURE)
+    check_number("top_p", top_p, above=0, maximum=1)
     probe, output = optional_path(probe), optional_path(output)
     training = None
     if probe is not None:

@@ -210,9 +210,12 @@ def load_probe(directory: Path) -> TrainedProbe:
     if not path.is_file():
         raise UserError(f"{directory}: not a probe directory (no {PROBE_FILE}); run probe train")
     record = read_json_record(path, ProbeFile)
-    directions = load_file(directory / DIRECTIONS_FILE)["directions"]
-    activations = None
-    if (directory / ACTIVATIONS_FILE).is_file():
-        arrays = load_file(directory / ACTIVATIONS_FILE)
-        activations = PairActivations(**{key: arrays[key] for key in ACTIVATION_KEYS_ALL})
+    try:
+        directions = load_file(directory / DIRECTIONS_FILE)["directions"]
+        activations = None
+        if (directory / ACTIVATIONS_FILE).is_file():
+            arrays = load_file(directory / ACTIVATIONS_FILE)
+            activations = PairActivations(**{key: arrays[key] for key in ACTIVATION_KEYS_ALL})
+    except Exception as error:  # a missing, truncated or foreign safetensors file
+        raise UserError(f"{directory}: its arrays cannot be read ({error})") from None
     return TrainedProbe(record=record, directions=directions, activations=activations)

@@ -162,7 +162,12 @@ def load_head(directory: Path) -> RegressionHead:
     from safetensors.torch import load_file
 
     module = build_module(config)
-    module.load_state_dict(load_file(str(weights_path)))
+    try:
+        module.load_state_dict(load_file(str(weights_path)))
+    except Exception as error:  # safetensors' own errors, or weights of another shape
+        raise UserError(
+            f"{weights_path}: cannot be read as this head's weights ({error})"
+        ) from None
     module.eval()
     return RegressionHead(config=config, module=module)
 
