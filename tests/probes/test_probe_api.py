@@ -20,16 +20,13 @@ from empathybench.probes.pairs import load_pairs
         (lambda: eb.train_probe("local/smollm2", pooling="max"), ("pooling",)),  # type: ignore[arg-type]
         (lambda: eb.train_probe("local/smollm2", prompt_format="x"), ("prompt_format",)),  # type: ignore[arg-type]
         (lambda: eb.evaluate_probes(), ("probes", "models")),
-        (
-            lambda: eb.evaluate_probes([Path("p")], permutations=0),
-            ("random_directions", "permutations"),
-        ),
+        (lambda: eb.evaluate_probes([Path("p")], permutations=0), ("permutations",)),
+        (lambda: eb.evaluate_probes([Path("p")], seed=-1), ("seed",)),
         (lambda: eb.steer(), ("probe", "model")),
         (lambda: eb.steer(Path("p"), alphas=[]), ("alphas",)),
-        (
-            lambda: eb.steer(Path("p"), seeds=0),
-            ("seeds", "prompts", "max_new_tokens", "batch_size"),
-        ),
+        (lambda: eb.steer(Path("p"), seeds=0), ("seeds",)),
+        (lambda: eb.steer(Path("p"), alphas=[float("nan")]), ("alphas",)),
+        (lambda: eb.steer(Path("p"), top_p=2.0), ("top_p",)),
     ],
 )
 def test_bad_parameters_are_refused_before_any_model_loads(
