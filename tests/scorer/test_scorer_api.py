@@ -81,3 +81,14 @@ def test_evaluate_takes_several_batches() -> None:
     assert both is not None and one is not None
     assert one.n == sum(r.batch == "w3" for r in test) > 100
     assert both.n == sum(r.batch in ("w3", "w4") for r in test) > one.n
+
+
+def test_training_never_writes_into_a_folder_that_holds_something_else(tmp_path: Path) -> None:
+    """Found by a bad-input sweep: ``scorer train -o`` replaced another folder's config.json."""
+    folder = tmp_path / "a-model"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "llama"}', encoding="utf-8")
+    with pytest.raises(eb.UserError, match="holds no scorer head"):
+        eb.train_scorer(folder, epochs=1)
+    assert (folder / "config.json").read_text(encoding="utf-8") == '{"model_type": "llama"}'
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json"]

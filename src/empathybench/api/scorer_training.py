@@ -83,11 +83,13 @@ def train_scorer(
     calibration: str = "linear",
     solver: str = "adamw",
     ridge_penalty: float = 3000.0,
+    force: bool = False,
 ) -> ScorerTraining:
     """Train a head on a frozen encoder (AdamW, MSE; defaults from the seed study) and save it
     in ``output``: the empathy scorer (``task="empathy"``, on ``data`` or the bundled labels)
     or an offline judge (``task="judge"``; ``from_run`` and ``judge`` distil that LLM judge's
-    verdicts on a run)."""
+    verdicts on a run). ``output`` must be new, empty or hold a head already, unless
+    ``force``."""
     from empathybench.scorer.heads import TrainingSettings
     from empathybench.validation import (
         check_count,
@@ -99,6 +101,10 @@ def train_scorer(
     output, from_run = Path(output), optional_path(from_run)
     # Before any encoding or training: a typo must not start hours of work.
     check_directory_target("output", output)
+    from empathybench.runtime.output_guard import check_output_directory
+    from empathybench.scorer.heads import WEIGHTS_FILE
+
+    check_output_directory(output, kind="scorer head", markers=(WEIGHTS_FILE,), force=force)
     check_count("epochs", epochs, maximum=MAX_EPOCHS)
     check_count("batch_size", batch_size, maximum=MAX_BATCH_SIZE)
     check_count("hidden_size", hidden_size, minimum=0, maximum=MAX_HIDDEN_SIZE)

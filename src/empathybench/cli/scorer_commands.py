@@ -130,6 +130,9 @@ def _train(
     ridge_penalty: Annotated[
         float, typer.Option(min=1e-6, help="L2 penalty for --solver ridge.")
     ] = 3000.0,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into an -o folder that holds no head.")
+    ] = False,
 ) -> None:
     """Train a head on a frozen encoder (AdamW, MSE; defaults from the seed study)."""
     from empathybench.api.scorer_training import train_scorer
@@ -153,6 +156,7 @@ def _train(
         calibration=calibration,
         solver=solver,
         ridge_penalty=ridge_penalty,
+        force=force,
     )
     _print_training(trained.loss_history)
     if trained.evaluation is not None:
