@@ -168,3 +168,23 @@ def test_probe_baseline_counts_and_seed_are_checked(tmp_path: Path) -> None:
     for args in (("--seed", "-1"), ("--permutations", str(10**30)), ("--random-directions", "0")):
         code, output = _cli("probe", "eval", "--probe", str(tmp_path / "nowhere"), *args)
         assert code == 2 and output.startswith(f"error: {args[0]}:"), (args, output)
+
+
+def test_reports_never_write_into_another_tools_folder(tmp_path: Path) -> None:
+    """Found by a bad-input sweep: these wrote their files into a run folder (one replaced
+    the run's results.md)."""
+    run_folder = tmp_path / "run"
+    run_folder.mkdir()
+    (run_folder / "manifest.json").write_text("{}", encoding="utf-8")
+    (run_folder / "results.md").write_text("the run's own report\n", encoding="utf-8")
+    study = tmp_path / "study"
+    study.mkdir()
+    for args in (
+        ("audit", "standard-v4", "-o", str(run_folder)),
+        ("annotate", "results", str(study), "--out", str(run_folder)),
+        ("therapy", "report", "--study", str(study), "--out", str(run_folder)),
+    ):
+        code, output = _cli(*args)
+        assert code == 2 and "is not empty and holds no" in output, (args, output)
+    assert sorted(p.name for p in run_folder.iterdir()) == ["manifest.json", "results.md"]
+    assert (run_folder / "results.md").read_text(encoding="utf-8") == "the run's own report\n"

@@ -83,9 +83,18 @@ def _results(
     min_agreement: Annotated[
         float, typer.Option(help="Flag items whose agreement with the key is below this share.")
     ] = 0.8,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into an output folder that holds other files.")
+    ] = False,
 ) -> None:
     """Per-item agreement with the key, Fleiss' kappa between raters, flagged items."""
     check_directory_target("out", out)
+    if out is not None:
+        from empathybench.runtime.output_guard import check_output_directory
+
+        check_output_directory(
+            out, kind="set of annotation results", markers=("results.json",), force=force
+        )
     check_number("min_agreement", min_agreement, minimum=0, maximum=1)
     from empathybench.annotation.agreement import item_agreement
     from empathybench.annotation.report import kappa_text, share_text, write_report

@@ -103,6 +103,9 @@ def _audit(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON instead of tables.")
     ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into an output folder that holds other files.")
+    ] = False,
     annotations: Annotated[
         Path | None,
         typer.Option(
@@ -122,6 +125,10 @@ def _audit(
 
     if output is not None and output.exists() and not output.is_dir():
         raise UserError(f"{output}: is a file; -o/--output takes a folder")
+    if output is not None:
+        from empathybench.runtime.output_guard import check_output_directory
+
+        check_output_directory(output, kind="audit", markers=(AUDIT_JSON,), force=force)
     loaded = load_suite(suite)
     agreement = _annotation_agreement(annotations, loaded.sha256) if annotations else None
     with err_console.status("auditing") as status:

@@ -229,10 +229,17 @@ def _report(
     source: Annotated[list[str] | None, typer.Option(help="Only these sources.")] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default: STUDY/report).")] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into an output folder that holds other files.")
+    ] = False,
 ) -> None:
     """C/E/B and empathy per source with 95% CIs, the radar chart, Markdown/CSV/JSON."""
     check_existing_directory("study", study)
     check_directory_target("out", out)
+    if out is not None:
+        from empathybench.runtime.output_guard import check_output_directory
+
+        check_output_directory(out, kind="therapy report", markers=("therapy.json",), force=force)
     check_seed("seed", seed)
     from empathybench.therapy.report import REPORT_DIR, build_therapy_report
     from empathybench.therapy.report_files import (
