@@ -188,3 +188,15 @@ def test_reports_never_write_into_another_tools_folder(tmp_path: Path) -> None:
         assert code == 2 and "is not empty and holds no" in output, (args, output)
     assert sorted(p.name for p in run_folder.iterdir()) == ["manifest.json", "results.md"]
     assert (run_folder / "results.md").read_text(encoding="utf-8") == "the run's own report\n"
+
+
+def test_the_web_app_on_a_port_in_use_is_one_error_line(tmp_path: Path) -> None:
+    pytest.importorskip("gradio")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, output = _cli(
+            "ui", "--host", "127.0.0.1", "--port", str(port), "--runs", str(tmp_path)
+        )
+    assert code == 2 and output.startswith("error: cannot serve the web app"), output

@@ -15,6 +15,7 @@ os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"  # also disables the version ch
 import gradio as gr
 
 from empathybench.annotation.session import AnnotationSession
+from empathybench.errors import UserError
 from empathybench.survey.session import SurveySession
 from empathybench.ui.annotate_flow import AnnotationFlow
 from empathybench.ui.annotate_tab import build_annotate_tab
@@ -69,7 +70,18 @@ def build_app(settings: UiSettings) -> gr.Blocks:
 
 def launch_app(app: gr.Blocks, settings: UiSettings, *, block: bool = True) -> str:
     """Serve ``app`` on ``settings.host:port``; the local URL. Blocks until stopped when
-    ``block`` (the CLI); returns at once otherwise (in-process tests)."""
+    ``block`` (the CLI); returns at once otherwise (in-process tests). A port in use or an
+    address this machine does not have is a ``UserError``."""
+    try:
+        return _launch(app, settings, block=block)
+    except OSError as error:
+        raise UserError(
+            f"cannot serve the web app on {settings.host}:{settings.port} ({error}); "
+            "choose another --port or --host"
+        ) from None
+
+
+def _launch(app: gr.Blocks, settings: UiSettings, *, block: bool) -> str:
     _, local_url, _ = app.launch(
         server_name=settings.host,
         server_port=settings.port,
