@@ -101,3 +101,14 @@ def test_read_json_refuses_what_is_not_a_json_file(
     expected = {"folder": "is a folder", "binary": "NUL", "missing": "no such file"}
     with pytest.raises(UserError, match=expected.get(kind, "larger than the 10 bytes")):
         read_json(path)
+
+
+def test_a_failed_atomic_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    from empathybench.jsonl import atomic_write_text
+
+    target = tmp_path / "manifest.json"
+    target.write_text("old\n", encoding="utf-8")
+    with pytest.raises(UnicodeEncodeError):
+        atomic_write_text(target, "bytes that are not UTF-8: \udcff")
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"]

@@ -326,11 +326,14 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Write a whole file so that readers never see it half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with temporary.open("w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    temporary.replace(path)
+    try:
+        with temporary.open("w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        temporary.replace(path)
+    finally:  # a failed write (text that cannot be encoded, a full disk) leaves nothing behind
+        temporary.unlink(missing_ok=True)
 
 
 def write_text_files(directory: Path, files: dict[str, str]) -> list[Path]:
