@@ -80,18 +80,26 @@ class NgramChoice(Baseline):
         self._classifier = _TextClassifier()
         self._prior: Counter[str] = Counter()
 
+    def _text(self, item: VisibleItem) -> str:
+        """What the classifier reads of an item."""
+        return item.masked_prompt
+
+    def _readable(self, item: VisibleItem) -> bool:
+        """Whether the item holds that text (else the training prior decides)."""
+        return True
+
     def fit(self, items: Sequence[VisibleItem], keys: Sequence[str]) -> None:
         check_training(items, keys)
         self._prior = Counter(keys)
-        self._classifier.fit([item.masked_prompt for item in items], keys)
+        self._classifier.fit([self._text(item) for item in items], keys)
 
     def predict(self, item: VisibleItem) -> str:
         return self.predict_many([item])[0]
 
     def predict_many(self, items: Sequence[VisibleItem]) -> list[str]:
-        scores = self._classifier.probabilities([item.masked_prompt for item in items])
+        scores = self._classifier.probabilities([self._text(item) for item in items])
         return [
-            best_candidate(item.candidates, score, self._prior)
+            best_candidate(item.candidates, score if self._readable(item) else {}, self._prior)
             for item, score in zip(items, scores, strict=True)
         ]
 
@@ -100,37 +108,20 @@ def _person_text(item: VisibleItem, person: str) -> str:
     return "\n".join(item.masked(line.text, person) for line in item.lines_about(person))
 
 
-def _asked_text(item: VisibleItem) -> str:
-    """The lines the asked person says or is named in; empty where the prompt asks about
-    nobody by name (the prior then decides)."""
-    return _person_text(item, item.asked) if item.asked is not None else ""
-
-
-class NgramAsked(Baseline):
+class NgramAsked(NgramChoice):
     name = "asked-person"
     description = (
         "TF-IDF + logistic regression on the lines of the person the question names "
         "(their name as SELF, the others as OTHER)"
     )
 
-    def __init__(self) -> None:
-        self._classifier = _TextClassifier()
-        self._prior: Counter[str] = Counter()
+    def _text(self, item: VisibleItem) -> str:
+        """The lines the asked person says or is named in; empty where the prompt asks
+        about nobody by name."""
+        return _person_text(item, item.asked) if item.asked is not None else ""
 
-    def fit(self, items: Sequence[VisibleItem], keys: Sequence[str]) -> None:
-        check_training(items, keys)
-        self._prior = Counter(keys)
-        self._classifier.fit([_asked_text(item) for item in items], keys)
-
-    def predict(self, item: VisibleItem) -> str:
-        return self.predict_many([item])[0]
-
-    def predict_many(self, items: Sequence[VisibleItem]) -> list[str]:
-        scores = self._classifier.probabilities([_asked_text(item) for item in items])
-        return [
-            best_candidate(item.candidates, score if item.asked is not None else {}, self._prior)
-            for item, score in zip(items, scores, strict=True)
-        ]
+    def _readable(self, item: VisibleItem) -> bool:
+        return item.asked is not None
 
 
 def _people(item: VisibleItem) -> list[str]:
