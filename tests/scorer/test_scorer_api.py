@@ -92,3 +92,20 @@ def test_training_never_writes_into_a_folder_that_holds_something_else(tmp_path:
         eb.train_scorer(folder, epochs=1)
     assert (folder / "config.json").read_text(encoding="utf-8") == '{"model_type": "llama"}'
     assert sorted(p.name for p in folder.iterdir()) == ["config.json"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda out: eb.train_scorer(out, features="bogus"),
+        lambda out: eb.train_scorer(out, calibration="bogus"),
+        lambda out: eb.evaluate_scorer(task="bogus"),  # type: ignore[arg-type]
+    ],
+)
+def test_unknown_settings_are_refused_whatever_the_task(
+    call: Callable[[Path], object], tmp_path: Path
+) -> None:
+    """Found by a bad-input sweep: with the empathy task these were silently ignored."""
+    with pytest.raises(eb.UserError, match="unknown"):
+        call(tmp_path / "head")
+    assert not (tmp_path / "head").exists()

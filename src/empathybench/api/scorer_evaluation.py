@@ -163,6 +163,8 @@ def evaluate_scorer(
     check_file_target("output", output)
     _check_results_output(output, [*(data or "").split(","), head], force)
     check_count("resamples", resamples, minimum=100, maximum=MAX_RESAMPLES)
+    if task not in ("empathy", "judge"):
+        raise UserError(f"unknown task {task!r}: use empathy or judge")
     if split not in ("test", "train", "all"):
         raise UserError(f"unknown split {split!r}: use test, train or all")
     loaded = _load_any_head(head, task, method)

@@ -117,6 +117,13 @@ def train_scorer(
         raise UserError(f"unknown task {task!r}: use empathy or judge")
     if solver not in ("adamw", "ridge"):
         raise UserError(f"unknown solver {solver!r}: use adamw or ridge")
+    from empathybench.judging.offline_features import FEATURE_SETS
+
+    # Judge heads read these; an empathy head does not, but a typo there is still refused.
+    if features not in FEATURE_SETS:
+        raise UserError(f"unknown feature set {features!r}: use {', '.join(FEATURE_SETS)}")
+    if calibration not in ("isotonic", "linear", "none"):
+        raise UserError(f"unknown calibration {calibration!r}: use isotonic, linear or none")
     if solver == "ridge" and hidden_size != 0:
         raise ParameterError(
             'solver="ridge" fits a linear head: add hidden_size=0',
@@ -156,8 +163,6 @@ def train_scorer(
 
     if augment:
         raise ParameterError("augment applies to the empathy scorer only", parameters=["augment"])
-    if calibration not in ("isotonic", "linear", "none"):
-        raise UserError(f"unknown calibration {calibration!r}: use isotonic, linear or none")
     train, test, info = _judge_training_data(data, from_run, judge)
     trained = train_offline_judge(
         train,
