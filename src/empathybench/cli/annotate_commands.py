@@ -150,23 +150,15 @@ def _results(
     _print(f"wrote {', '.join(path.name for path in paths)} to {directory}")
 
 
-def _check_export_target(csv_path: Path, force: bool) -> None:
-    """An export replaces only an earlier export of the same kind (or an empty file)."""
-    from empathybench.annotation.csv_io import EXPORT_COLUMNS
-    from empathybench.runtime.output_guard import check_output_file, csv_with_header
-
-    check_output_file(
-        csv_path,
-        kind="CSV export of answers",
-        same_kind=csv_with_header(EXPORT_COLUMNS),
-        force=force,
-    )
-
-
 def _export(study_dir: StudyDirArgument, csv_path: CsvOption, force: ForceOption = False) -> None:
     """Write every answer of the study to a CSV file (spreadsheet-safe)."""
     check_file_target("csv_path", csv_path)
-    _check_export_target(csv_path, force)
+    from empathybench.annotation.csv_io import EXPORT_COLUMNS
+    from empathybench.runtime.output_guard import check_output_file, csv_with_header
+
+    # an export replaces only an earlier export of its kind (or an empty file)
+    same = csv_with_header(EXPORT_COLUMNS)
+    check_output_file(csv_path, kind="CSV export of answers", same_kind=same, force=force)
     from empathybench.annotation.csv_io import export_answers_csv
     from empathybench.annotation.session import AnnotationSession
 

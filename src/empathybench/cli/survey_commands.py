@@ -135,20 +135,15 @@ def _results(
     )
 
 
-def _check_export_target(csv_path: Path, force: bool) -> None:
-    """An export replaces only an earlier export of the same kind (or an empty file)."""
-    from empathybench.runtime.output_guard import check_output_file, csv_with_header
-    from empathybench.survey.results import EXPORT_COLUMNS
-
-    check_output_file(
-        csv_path, kind="CSV export of votes", same_kind=csv_with_header(EXPORT_COLUMNS), force=force
-    )
-
-
 def _export(survey_dir: SurveyDirArgument, csv_path: CsvOption, force: ForceOption = False) -> None:
     """Write every vote, with the sources behind its letters, to a CSV file."""
     check_file_target("csv_path", csv_path)
-    _check_export_target(csv_path, force)
+    from empathybench.runtime.output_guard import check_output_file, csv_with_header
+    from empathybench.survey.results import EXPORT_COLUMNS
+
+    # an export replaces only an earlier export of its kind (or an empty file)
+    same = csv_with_header(EXPORT_COLUMNS)
+    check_output_file(csv_path, kind="CSV export of votes", same_kind=same, force=force)
     from empathybench.survey.build import load_form, load_key
     from empathybench.survey.records import VOTES_FILE
     from empathybench.survey.results import export_votes_csv
