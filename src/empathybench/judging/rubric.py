@@ -10,6 +10,7 @@ Changing any text or applicability here changes what scores mean: bump ``RUBRIC_
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from empathybench.records import DIMENSIONS, Dimension, Scenario, ScenarioKind
 
@@ -148,12 +149,20 @@ def item_dimensions(kind: ScenarioKind, help_needed: bool, negative: bool) -> li
     From version 2 they do not: Willingness To Help applies exactly when help is needed, and
     Cheering Up when the person the reply is for feels bad (never inside a role-play).
     """
+    return list(_item_dimensions(kind, help_needed, negative))
+
+
+@cache
+def _item_dimensions(
+    kind: ScenarioKind, help_needed: bool, negative: bool
+) -> tuple[Dimension, ...]:
+    """``item_dimensions`` worked out once per combination (the generator asks per item)."""
     chosen = set(APPLICABLE_DIMENSIONS[kind]) - {"willingness_to_help", "cheering_up"}
     if help_needed:
         chosen.add("willingness_to_help")
     if negative and kind != "harmful_belief_roleplay":
         chosen.add("cheering_up")
-    return [dimension for dimension in DIMENSIONS if dimension in chosen]
+    return tuple(dimension for dimension in DIMENSIONS if dimension in chosen)
 
 
 # Items of the original benchmark ask no EMOTION or NEEDS_HELP question (their prompt is the

@@ -53,7 +53,7 @@ from the prompt the way a tested model does)."""
 def render_turns(turns: Sequence[tuple[str, str]]) -> str:
     """Narration as is; speech as ``Name: "text"``."""
     return "\n".join(
-        text if speaker == "narration" else f'{speaker}: "{text}"' for speaker, text in turns
+        [text if speaker == "narration" else f'{speaker}: "{text}"' for speaker, text in turns]
     )
 
 
@@ -75,7 +75,7 @@ def render_prompt(
     if prompt_version not in PROMPT_VERSIONS:
         raise ValueError(f"unknown prompt version {prompt_version!r}")
     option_lines = "\n".join(
-        f"{letter}) {option}" for letter, option in zip(LETTERS, options, strict=False)
+        [f"{letter}) {option}" for letter, option in zip(LETTERS, options, strict=False)]
     )
     setting = render_scene(scene, helper_role, turns)
     if kind == "group" and prompt_version == PROMPT_VERSION_V2:

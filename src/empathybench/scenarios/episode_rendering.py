@@ -35,6 +35,7 @@ T = TypeVar("T")
 _POSSESSIVE = {"she": "her", "he": "his", "they": "their"}
 _OBJECT = {"she": "her", "he": "him", "they": "them"}
 _ORDERS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+_DIGIT_KEYS = {role: (f"cue_{role}", f"line_{role}") for role in ROLE_NAMES}
 PARTICIPANT_ROLE = "one of the people present"
 _CRISIS_GUIDANCE = (
     "Sincere severe distress: stay with the person, take it seriously, and point to real "
@@ -97,15 +98,20 @@ class _Slots(dict[str, str]):
         raise AssertionError(f"a {{{key.replace('_', ':')}}} slot with nothing to fill it")
 
 
+_SLOT_KEYS = {role: (role, f"{role}_their", f"{role}_them", f"{role}_ref") for role in ROLE_NAMES}
+
+
 def slot_values(cast: dict[str, Person], refs: dict[str, int] | None = None) -> dict[str, str]:
     """What each slot of an episode's text becomes for one cast (and board numbers)."""
     values = _Slots()
     for role, person in cast.items():
-        values[role] = person.name
-        values[f"{role}_their"] = _POSSESSIVE[person.pronouns]
-        values[f"{role}_them"] = _OBJECT[person.pronouns]
+        name, their, them, ref = _SLOT_KEYS[role]
+        pronouns = person.pronouns
+        values[name] = person.name
+        values[their] = _POSSESSIVE[pronouns]
+        values[them] = _OBJECT[pronouns]
         if refs is not None:
-            values[f"{role}_ref"] = str(refs[role])
+            values[ref] = str(refs[role])
     return values
 
 
@@ -154,7 +160,8 @@ def build_episode_record(
     episode = frame.parts["episode"]
     focus = frame.parts["focus"]
     assert isinstance(episode, Episode) and isinstance(focus, str)
-    cast = dict(zip(ROLE_NAMES, pick_people(templates, digits["people"]), strict=True))
+    first, second, third = pick_people(templates, digits["people"])
+    cast = {"a": first, "b": second, "c": third}
     roles = episode.roles
     focus_role = roles[focus]
     focus_name = cast[focus].name
@@ -264,14 +271,17 @@ def build_episode_record(
     turns: list[tuple[str, str]] = [
         ("narration", fill(_choice(episode.intro, digits["intro"]), slots))
     ]
+    visible = episode.visible
     for position in _ORDERS[digits["order"]]:
         role_name = ROLE_NAMES[position]
         role = roles[role_name]
-        cues = role.cues if episode.visible else []
-        cue_index = digits[f"cue_{role_name}"] % (len(cues) + 1)
+        cue_key, line_key = _DIGIT_KEYS[role_name]
+        cues = role.cues if visible else []
+        cue_index = digits[cue_key] % (len(cues) + 1)
         if cue_index < len(cues):
             turns.append(("narration", fill(cues[cue_index], slots)))
-        speech = fill(_choice(role.lines, digits[f"line_{role_name}"]), slots)
+        lines = role.lines
+        speech = _format(lines[digits[line_key] % len(lines)]).format_map(slots)
         if role_name == focus and extra:
             speech = f"{speech} {extra}"
         turns.append((cast[role_name].name, speech))

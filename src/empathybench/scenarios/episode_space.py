@@ -219,15 +219,20 @@ def _statement_frames(
 
 def frame_statement(frame: Frame, digits: dict[str, int], key: str) -> Belief | CrisisLine | None:
     """The belief or crisis statement (``key``) a decoded frame adds, if any."""
-    entry = frame.parts.get(key)
-    if isinstance(entry, Belief | CrisisLine):
+    parts = frame.parts
+    entry = parts.get(key)
+    if isinstance(entry, _STATEMENTS):
         return entry
-    entries = frame.parts.get(f"{key}_entries")
+    entries = parts.get(_ENTRIES_KEY[key])
     if isinstance(entries, tuple) and entries:
         chosen = entries[digits["statement_entry"] % len(entries)]
-        assert isinstance(chosen, Belief | CrisisLine)
+        assert isinstance(chosen, _STATEMENTS)
         return chosen
     return None
+
+
+_STATEMENTS = (Belief, CrisisLine)
+_ENTRIES_KEY = {key: f"{key}_entries" for key in ("belief", "crisis")}
 
 
 def story_eligible(templates: EpisodeTemplateSet, episode: Episode, focus: str) -> bool:

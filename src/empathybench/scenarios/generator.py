@@ -116,7 +116,7 @@ def kind_counts(n: int, mix: Mapping[ScenarioKind, float]) -> dict[ScenarioKind,
 
 def prompt_digest(messages: list[tuple[str, str]]) -> str:
     """sha256 over (role, content) pairs: the identity of a prompt."""
-    joined = "".join(f"{role}\x1f{content}\x1e" for role, content in messages)
+    joined = "".join([f"{role}\x1f{content}\x1e" for role, content in messages])
     return hashlib.sha256(joined.encode()).hexdigest()
 
 
@@ -189,7 +189,8 @@ def build_episode_item(
     """The combination at ``index`` of an episode version's ``kind`` space, as a record."""
     frame, digits = space.decode(index)
     record = build_episode_record(kind, frame, digits, letter_index, templates)
-    digest = prompt_digest([(m["role"], m["content"]) for m in record["messages"]])
+    system, user = record["messages"]
+    digest = prompt_digest([(system["role"], system["content"]), (user["role"], user["content"])])
     record["id"] = f"{KIND_CODES[kind]}-{digest[:16]}"
     record["provenance"] = {
         "seed": seed,

@@ -51,7 +51,9 @@ def write_scenarios(path: Path, scenarios: Iterable[Scenario | dict[str, Any]]) 
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        with temporary.open("wb") as handle:
+        # A record is ~4 KB: the default 8 KB buffer would make nearly every write a system
+        # call.
+        with temporary.open("wb", buffering=1 << 20) as handle:
             for item in scenarios:
                 if isinstance(item, dict):
                     line = canonical_json_bytes(item, SPACE_INDEX) + b"\n"
