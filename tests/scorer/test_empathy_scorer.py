@@ -181,6 +181,7 @@ def test_v2_labels_stay_inside_v3_and_w2_is_split_by_message_with_a_fixed_salt()
     [
         ("empathy-labels-v3", "empathy-labels-v4", ("w3", "w4"), "w34-half"),
         ("empathy-labels-v4", "empathy-labels-v5", ("w5", "w6"), "w56-half"),
+        ("empathy-labels-v5", "empathy-labels-v6", ("w7", "w8"), "w78-half"),
     ],
 )
 def test_each_label_set_keeps_the_last_and_splits_new_batches_by_message_with_a_fixed_salt(
@@ -203,9 +204,11 @@ def test_the_default_head_is_trained_on_the_default_labels() -> None:
     assert load_empathy_scorer().head.config.data["sha256"] == load_empathy_labels().sha256
 
 
-def test_the_v5_head_loads_by_name_and_is_trained_on_the_v5_labels() -> None:
-    head = load_empathy_scorer(Path("empathy-v5")).head
-    assert head.config.data["sha256"] == load_empathy_labels("empathy-labels-v5").sha256
+@pytest.mark.parametrize("version", ["v5", "v6"])
+def test_later_heads_load_by_name_and_are_trained_on_their_own_labels(version: str) -> None:
+    head = load_empathy_scorer(Path(f"empathy-{version}")).head
+    assert head.config.data["sha256"] == load_empathy_labels(f"empathy-labels-{version}").sha256
+    assert head.config.data["test"] > 0 and head.config.data["split"] == "fixed by prompt"
     assert load_empathy_scorer().head.config.data["sha256"] != head.config.data["sha256"]
 
 

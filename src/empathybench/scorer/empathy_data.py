@@ -11,7 +11,9 @@ default) holds v3 unchanged plus batches ``w3`` and ``w4`` from two more indepen
 ``w34-half``); ``empathy-labels-v5`` holds v4 unchanged plus batches ``w5``
 (workplace, course, hobby and neighbourhood chats) and ``w6`` (helplines, listener apps and
 AI assistants) from two more independent hands, written with lengths as they come (salt
-``w56-half``). Each record names
+``w56-half``); ``empathy-labels-v6`` holds v5 unchanged plus batches ``w7`` and ``w8``
+(peer-support forums, threads and group chats) from two more independent hands (salt
+``w78-half``). Each record names
 its writing ``batch``. Every record carries a fixed ``split``, assigned by prompt, so no
 prompt appears in both the training and the test split.
 """
@@ -36,10 +38,12 @@ BUNDLED_LABEL_SETS = (
     "empathy-labels-v3",
     "empathy-labels-v4",
     "empathy-labels-v5",
+    "empathy-labels-v6",
 )
 """v1: the first 432 replies; v2: v1 plus 241 replies in the peer-support register; v3: v2
 plus the second labeller's batch w2; v4: v3 plus batches w3 and w4 of two more labellers;
-v5: v4 plus batches w5 and w6 of two more (scripts/build_empathy_labels.py)."""
+v5: v4 plus batches w5 and w6 of two more; v6: v5 plus batches w7 and w8 of two more
+(scripts/build_empathy_labels.py)."""
 TEST_FRACTION = 0.2
 Split = Literal["train", "test"]
 

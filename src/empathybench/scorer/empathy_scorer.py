@@ -7,7 +7,8 @@ bounded length, interpretation and self-disclosure phrases, dismissive and stock
 overlap with the message) and ``seed`` (the seed study's: the embedding alone). A head records
 the signal names it was trained on, so heads of older signal versions keep working. Shipped
 heads: ``empathy-v4`` (signals-v2, ridge, empathy-labels-v4; the default), ``empathy-seed-v2``
-(seed); ``empathy-v5`` and ``empathy-v3`` (the same recipe on v5 and v3 labels),
+(seed); ``empathy-v6``, ``empathy-v5`` and ``empathy-v3`` (the same recipe on v6, v5 and v3
+labels),
 ``empathy-v2`` (signals-v1) and
 ``empathy-v1`` (seed, v1 labels) are kept.
 ``train_empathy_scorer`` trains a new one, ``evaluate_empathy_scorer`` measures test MSE
@@ -55,8 +56,8 @@ DEFAULT_METHOD = "signals"
 BUNDLED_HEADS = {"signals": "empathy-v4", "seed": "empathy-seed-v2"}
 """The shipped head of each method. ``empathy-v4`` (signals-v2, linear ridge head, train split
 of empathy-labels-v4) is the default. Other heads load by name (``--head empathy-v5``):
-``empathy-v5`` (the same recipe on v5 labels; not the default: no better on the independent
-held-out set, and it separates looping replies from good ones by less, see docs/scorer.md),
+``empathy-v6`` and ``empathy-v5`` (the same recipe on v6 and v5 labels; not the default:
+each separates looping replies from good ones by less, see docs/scorer.md),
 ``empathy-v3`` (the same recipe on v3 labels), ``empathy-v2`` (signals-v1,
 MLP, v2 labels), ``empathy-seed-v2`` and
 ``empathy-v1`` (seed method, v1 labels)."""
