@@ -200,3 +200,25 @@ def test_the_web_app_on_a_port_in_use_is_one_error_line(tmp_path: Path) -> None:
             "ui", "--host", "127.0.0.1", "--port", str(port), "--runs", str(tmp_path)
         )
     assert code == 2 and output.startswith("error: cannot serve the web app"), output
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["audit", "--n", "abc"], "error: empathybench audit: No such option: --n"),
+        (["generate", "--n", "abc"], "error: empathybench generate: Invalid value for '--n'"),
+        (["run", "--bogus"], "error: empathybench run: No such option: --bogus"),
+        (["scorer", "eval", "--resamples", "5"], "error: empathybench scorer eval: Invalid value"),
+        (["nonsense"], "error: empathybench: No such command 'nonsense'"),
+        (["--bogus"], "error: empathybench: No such option: --bogus"),
+        (["annotate", "results"], "error: empathybench annotate results: Missing"),
+    ],
+)
+def test_an_option_the_parser_refuses_is_one_error_line(args: list[str], expected: str) -> None:
+    """Click's usage errors (unknown options, values of the wrong type, missing arguments)
+    are one ``error:`` line naming the command and where to read its help, as every other
+    mistake is, not a usage block in a box."""
+    code, output = _cli(*args)
+    assert code == 2
+    assert output.startswith(expected), output
+    assert output.count("\n") == 1 and "--help" in output, output

@@ -93,15 +93,56 @@ def input_error_text(error: BaseException) -> str | None:
     return None
 
 
+def usage_error_text(error: Any) -> str:
+    """One line for what the option parser refused (an unknown option or command, a value of
+    the wrong type, a missing argument): the command, Click's reason, and where its help is.
+    ``error`` is Click's ``UsageError`` as Typer vendors it (not importable under a public
+    name), so it is recognised by ``is_usage_error``."""
+    ctx = getattr(error, "ctx", None)
+    path = ctx.command_path if ctx is not None else "empathybench"
+    reason = " ".join(error.format_message().split())
+    return f"{path}: {reason} (see '{path} --help')"
+
+
+def is_usage_error(error: BaseException) -> bool:
+    """Click's usage errors (exit code 2, with the context they arose in) among Typer's."""
+    return (
+        isinstance(error, typer.TyperException)
+        and getattr(error, "exit_code", None) == EXIT_USER_ERROR
+        and hasattr(error, "ctx")
+        and hasattr(error, "format_message")
+    )
+
+
+def _exit_on_usage_error(error: BaseException) -> None:
+    """Print a usage error as one line and exit 2; anything else is left to the caller."""
+    if is_usage_error(error):
+        print_error(usage_error_text(error))
+        raise typer.Exit(EXIT_USER_ERROR) from None
+
+
 class ReportingGroup(TyperGroup):
     """The root group: a ``UserError`` from any command becomes one line and exit 2 (also
-    under ``typer.testing.CliRunner``, so in-process tests see what users see), and so does
-    an unreadable or unwritable path or a non-UTF-8 argument (``input_error_text``)."""
+    under ``typer.testing.CliRunner``, so in-process tests see what users see), and so do
+    what the option parser refuses (``usage_error_text``: Click would print a usage block in
+    a box), an unreadable or unwritable path and a non-UTF-8 argument (``input_error_text``)."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        """The root's own options (``empathybench --bogus``) are parsed here, before
+        ``invoke``."""
+        try:
+            return super().make_context(*args, **kwargs)
+        except typer.TyperException as error:
+            _exit_on_usage_error(error)
+            raise
 
     def invoke(self, ctx: Any) -> Any:
         tokens = [*getattr(ctx, "_protected_args", []), *ctx.args]
         try:
             return super().invoke(ctx)
+        except typer.TyperException as error:
+            _exit_on_usage_error(error)
+            raise
         except UserError as error:
             print_error(user_error_text(error, _invoked_command(self, tokens)))
             raise typer.Exit(EXIT_USER_ERROR) from None
