@@ -222,3 +222,22 @@ def test_an_option_the_parser_refuses_is_one_error_line(args: list[str], expecte
     assert code == 2
     assert output.startswith(expected), output
     assert output.count("\n") == 1 and "--help" in output, output
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "--model", "mock/t", "--no-judge", "--no-progress", "--suite"],
+        ["export", "hf", "-o", "OUT"],
+        ["audit"],
+    ],
+)
+def test_an_empty_suite_file_is_refused_by_every_command(
+    tmp_path: Path, command: list[str]
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in command]
+    code, output = _cli(*args, str(empty))
+    assert code == 2 and output.startswith(f"error: {empty}: has no items"), output
+    assert not (tmp_path / "out").exists()

@@ -134,6 +134,10 @@ def load_suite(name_or_path: str) -> Suite:
         )
 
     scenarios = load_original_items(path) if is_original_items_file(path) else _unique(path)
+    if not scenarios:
+        # Every command that takes a suite would otherwise run, export or annotate nothing
+        # and report success.
+        raise UserError(f"{path}: has no items (an empty suite file)")
     return Suite(
         name=path.stem,
         sha256=file_sha256(path),
