@@ -241,3 +241,23 @@ def test_an_empty_suite_file_is_refused_by_every_command(
     code, output = _cli(*args, str(empty))
     assert code == 2 and output.startswith(f"error: {empty}: has no items"), output
     assert not (tmp_path / "out").exists()
+
+
+def test_resume_refuses_settings_it_would_ignore(small_suite_path: Path, tmp_path: Path) -> None:
+    """``--resume`` keeps the run's recorded model, suite and settings: given again they
+    would be silently ignored (a different --model answered nothing), so they are refused
+    before the run is touched."""
+    run_dir = tmp_path / "r"
+    code, _ = _cli(
+        "run", "--suite", str(small_suite_path), "--model", "mock/t", "--no-judge",
+        "--no-progress", "--run-dir", str(run_dir),
+    )  # fmt: skip
+    assert code == 0
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    code, output = _cli("run", "--resume", str(run_dir), "--model", "mock/other", "--limit", "2")
+    assert code == 2
+    assert output.startswith("error: --resume continues the run with the settings it was")
+    assert "leave out --model, --limit" in output
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before
+    code, output = _cli("run", "--resume", str(run_dir), "--no-progress", "--no-cache")
+    assert code == 0, output

@@ -11,6 +11,7 @@ from empathybench.api.judging import default_judges
 from empathybench.api.running import RunOutcome, model_spec, resume, run
 from empathybench.api.summaries import summarize
 from empathybench.cli.console import console
+from empathybench.cli.errors import flag_for
 from empathybench.cli.judge_view import print_judging, report_judge_failures
 from empathybench.cli.options import AnswerModeOption, cache_choice, parse_options
 from empathybench.cli.progress import progress_bars
@@ -76,7 +77,46 @@ def _judges(judge: list[str] | None, no_judge: bool, *, resuming: bool) -> list[
     return None
 
 
+# What a run is started with and ``--resume`` takes from the run's manifest instead: given
+# beside ``--resume`` they would be silently ignored, so they are refused.
+RECORDED_SETTINGS = (
+    "suite",
+    "model",
+    "run_dir",
+    "strategy",
+    "epochs",
+    "limit",
+    "kinds",
+    "max_connections",
+    "rpm",
+    "temperature",
+    "max_tokens",
+    "top_p",
+    "seed",
+    "system_prompt",
+    "api_key_env",
+    "option",
+    "force",
+)
+
+
+def check_resume_settings(ctx: typer.Context) -> None:
+    """``--resume`` continues a run with the settings it was started with."""
+    given = [
+        name
+        for name in RECORDED_SETTINGS
+        if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"
+    ]
+    if given:
+        flags = ", ".join(flag_for(ctx.command, name) for name in given)
+        raise UserError(
+            f"--resume continues the run with the settings it was started with; leave out "
+            f"{flags} (or start a new run)"
+        )
+
+
 def _run(
+    ctx: typer.Context,
     suite: Annotated[
         str,
         typer.Option(help="Bundled suite name (`empathybench suites` lists them) or JSONL file."),
@@ -175,6 +215,7 @@ def _run(
     check_existing_file("prices", prices)
     mode = answer_mode_named(answer_mode) if answer_mode is not None else None
     if resume_dir is not None:
+        check_resume_settings(ctx)
         recorded = RunStore(resume_dir).read_manifest().answer_mode
         if mode is not None and mode != recorded:
             raise UserError(
