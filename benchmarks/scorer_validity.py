@@ -26,6 +26,7 @@ Every reply, message and stock phrase is encoded once (``--cache FILE`` keeps th
 embeddings between runs). Prints tables and writes benchmarks/results/scorer_validity.json.
 
     python benchmarks/scorer_validity.py [--cache /tmp/emb.npz] [--resamples 1000] [--save-heads]
+    python benchmarks/scorer_validity.py --loops-only   # the loop check of the later heads
 
 ``--save-heads`` writes the default recipe's head trained on the whole train split as the
 bundled ``empathy-v3`` (the same as ``empathybench scorer train --method signals --solver
@@ -170,31 +171,73 @@ def subset(
     return [records[i] for i in index], {m: v[index] for m, v in predictions.items()}
 
 
-def loops(encoder_heads: dict[str, Any]) -> dict[str, Any]:
+def said_once(text: str) -> str:
+    """``text`` with every sentence after its first occurrence left out (the labelling
+    guide's "judge what is said once", tried as a way to score loops)."""
+    from empathybench.scorer.signals import _sentences, words
+
+    seen: set[str] = set()
+    kept = []
+    for sentence in _sentences(text):
+        key = " ".join(words(sentence)).lower()
+        if key not in seen:
+            seen.add(key)
+            kept.append(sentence)
+    return " ".join(kept)
+
+
+def loops(encoder_heads: dict[str, Any], transform: Any = None) -> dict[str, Any]:
+    """Loops against references per head; ``transform`` (if given) applied to both texts."""
     from empathybench.therapy.questions import load_questions
 
     references = {q.id: q.reference for q in load_questions("sample-v1").questions}
     rows = [json.loads(line) for line in LOOPS.read_text().splitlines() if line.strip()]
+    change = transform or (lambda text: text)
     result = {}
     for name, scorer in encoder_heads.items():
-        loop = scorer.score([r["text"] for r in rows])
-        good = scorer.score([references[r["question_id"]] or "" for r in rows])
+        loop = scorer.score([change(r["text"]) for r in rows])
+        good = scorer.score([change(references[r["question_id"]] or "") for r in rows])
         wins = sum(g.empathy > x.empathy for g, x in zip(good, loop, strict=True))
+        loop_mean = float(np.mean([s.empathy for s in loop]))
+        reference_mean = float(np.mean([s.empathy for s in good]))
         result[name] = {
-            "loop_mean": round(float(np.mean([s.empathy for s in loop])), 3),
-            "reference_mean": round(float(np.mean([s.empathy for s in good])), 3),
+            "loop_mean": round(loop_mean, 3),
+            "reference_mean": round(reference_mean, 3),
+            "gap": round(reference_mean - loop_mean, 3),
             "reference_above_loop": f"{wins}/{len(rows)}",
         }
         print(
-            f"{name:22s} loops {result[name]['loop_mean']:.2f}  references "
-            f"{result[name]['reference_mean']:.2f}  reference above its loop {wins}/{len(rows)}"
+            f"{name:22s} loops {loop_mean:.2f}  references {reference_mean:.2f}  gap "
+            f"{reference_mean - loop_mean:.3f}  reference above its loop {wins}/{len(rows)}"
         )
     return result
+
+
+def loops_only() -> None:
+    """The loop check alone for the later heads, as is and with repeats said once."""
+    from empathybench.scorer.empathy_scorer import bundled_head_dir, load_empathy_scorer
+
+    heads = {
+        name: load_empathy_scorer(bundled_head_dir(name))
+        for name in ("empathy-v4", "empathy-v5", "empathy-v6")
+    }
+    print("loops vs references, texts as they are:")
+    result = {"as_is": loops(heads)}
+    print("loops vs references, each sentence said once:")
+    result["said_once"] = loops(heads, said_once)
+    out = RESULTS.with_name("scorer_loops.json")
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, help="Keep embeddings in this .npz file.")
+    parser.add_argument(
+        "--loops-only",
+        action="store_true",
+        help="Only the loop check of empathy-v4/v5/v6 (as is and said once): scorer_loops.json",
+    )
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument(
@@ -214,6 +257,9 @@ def main() -> None:
     )
     from empathybench.scorer.signals import STOCK_PHRASES
 
+    if args.loops_only:
+        loops_only()
+        return
     started = time.perf_counter()
     labels = load_empathy_labels("empathy-labels-v3")
     texts = [t for r in labels.records for t in (r.response, r.prompt)] + list(STOCK_PHRASES)

@@ -117,6 +117,8 @@ class RunResult:
 def select_items(item_set: ItemSet, limit: int | None, kinds: list[str] | None) -> list[RunItem]:
     if limit is not None and limit <= 0:
         raise ParameterError(f"limit must be a positive number, got {limit}", parameters=["limit"])
+    if not item_set.items:
+        raise UserError(f"{item_set.name} has no items (an empty suite)")
     chosen = [item for item in item_set.items if kinds is None or item.kind in kinds]
     if not chosen:
         raise ParameterError(

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from empathybench.cli import app
 from empathybench.errors import UserError
+from empathybench.runtime.run_store import RunStore
 from empathybench.therapy.questions import load_questions
 
 
@@ -211,6 +212,8 @@ def test_the_web_app_on_a_port_in_use_is_one_error_line(tmp_path: Path) -> None:
         (["scorer", "eval", "--resamples", "5"], "error: empathybench scorer eval: Invalid value"),
         (["nonsense"], "error: empathybench: No such command 'nonsense'"),
         (["--bogus"], "error: empathybench: No such option: --bogus"),
+        (["generate", "--n"], "error: empathybench generate: Option '--n' requires an argument"),
+        (["scorer", "eval", "--head"], "error: empathybench scorer eval: Option '--head' requires"),
         (["annotate", "results"], "error: empathybench annotate results: Missing"),
     ],
 )
@@ -261,3 +264,27 @@ def test_resume_refuses_settings_it_would_ignore(small_suite_path: Path, tmp_pat
     assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before
     code, output = _cli("run", "--resume", str(run_dir), "--no-progress", "--no-cache")
     assert code == 0, output
+    # Pacing is not a setting of the run: a resumed run takes a new one.
+    code, output = _cli(
+        "run", "--resume", str(run_dir), "--rpm", "120", "--max-connections", "3",
+        "--no-progress", "--no-cache",
+    )  # fmt: skip
+    assert code == 0, output
+    manifest = RunStore(run_dir).read_manifest()
+    assert (manifest.requests_per_minute, manifest.max_connections) == (120, 3)
+
+
+def test_a_command_group_without_a_subcommand_prints_its_help_and_no_empty_error() -> None:
+    code, output = _cli("scorer")
+    assert code == 2 and "Usage: empathybench scorer" in output
+    assert "error:" not in output, output
+
+
+def test_an_empty_suite_object_is_refused_by_the_python_api(tmp_path: Path) -> None:
+    import empathybench as eb
+    from empathybench.records import Suite
+
+    empty = Suite(name="nothing", sha256="0" * 64, scenarios=())
+    with pytest.raises(UserError, match="nothing has no items"):
+        eb.run(empty, model="mock/t", judges=[], run_dir=tmp_path / "r")
+    assert not (tmp_path / "r").exists()

@@ -276,6 +276,8 @@ async def resume_async(
     progress: ProgressCallback | None = None,
     batch: bool = False,
     batch_poll_s: float = 30.0,
+    max_connections: int | None = None,
+    requests_per_minute: float | None = None,
 ) -> RunOutcome:
     """Continue a run with the settings recorded in its manifest (failed items are retried),
     then score it with the judges it was started with.
@@ -283,6 +285,8 @@ async def resume_async(
     ``judges`` (None: those recorded) must name the recorded judges; a judge can be added
     later with ``judge``. ``base_url`` / ``judge_base_url`` give back a server URL whose
     credential the manifest left out (they must name the recorded server).
+    ``max_connections`` / ``requests_per_minute`` (None: those recorded) change only how fast
+    the remaining items are asked (after rate-limit errors, say), never what is asked.
     """
     directory = run_directory(run)
     manifest = RunStore(directory).read_manifest()
@@ -296,8 +300,10 @@ async def resume_async(
         epochs=manifest.epochs,
         limit=manifest.limit,
         kinds=manifest.kinds,
-        max_connections=manifest.max_connections,
-        requests_per_minute=manifest.requests_per_minute,
+        max_connections=manifest.max_connections if max_connections is None else max_connections,
+        requests_per_minute=(
+            manifest.requests_per_minute if requests_per_minute is None else requests_per_minute
+        ),
         max_attempts=max_attempts,
         cache_path=cache_file(cache),
         prices=_prices(prices),

@@ -23,15 +23,21 @@ def print_error(message: str) -> None:
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
-def _invoked_command(group: Any, tokens: list[str]) -> Any:
-    """The (sub)command that ``tokens`` select under ``group``."""
-    command = group
+def _selected(group: Any, tokens: list[str]) -> tuple[Any, list[str]]:
+    """The (sub)command that ``tokens`` select under ``group``, and the names leading to it."""
+    command, names = group, []
     for token in tokens:
         commands = getattr(command, "commands", None)
         if not commands or token not in commands:
             break
         command = commands[token]
-    return command
+        names.append(token)
+    return command, names
+
+
+def _invoked_command(group: Any, tokens: list[str]) -> Any:
+    """The (sub)command that ``tokens`` select under ``group``."""
+    return _selected(group, tokens)[0]
 
 
 PARAMETER_ALIASES = {
@@ -93,14 +99,18 @@ def input_error_text(error: BaseException) -> str | None:
     return None
 
 
-def usage_error_text(error: Any) -> str:
+def usage_error_text(error: Any, command_path: str = "empathybench") -> str | None:
     """One line for what the option parser refused (an unknown option or command, a value of
     the wrong type, a missing argument): the command, Click's reason, and where its help is.
     ``error`` is Click's ``UsageError`` as Typer vendors it (not importable under a public
-    name), so it is recognised by ``is_usage_error``."""
+    name), so it is recognised by ``is_usage_error``; ``command_path`` names the command when
+    the error carries no context (an option missing its value). None when Click has nothing
+    to add: a group run without a subcommand has printed its help already."""
     ctx = getattr(error, "ctx", None)
-    path = ctx.command_path if ctx is not None else "empathybench"
+    path = ctx.command_path if ctx is not None else command_path
     reason = " ".join(error.format_message().split())
+    if not reason:
+        return None
     return f"{path}: {reason} (see '{path} --help')"
 
 
@@ -114,11 +124,18 @@ def is_usage_error(error: BaseException) -> bool:
     )
 
 
-def _exit_on_usage_error(error: BaseException) -> None:
+def _exit_on_usage_error(error: BaseException, command_path: str = "empathybench") -> None:
     """Print a usage error as one line and exit 2; anything else is left to the caller."""
     if is_usage_error(error):
-        print_error(usage_error_text(error))
+        text = usage_error_text(error, command_path)
+        if text is not None:
+            print_error(text)
         raise typer.Exit(EXIT_USER_ERROR) from None
+
+
+def _command_path(group: Any, tokens: list[str]) -> str:
+    """``empathybench`` and the (sub)command names that ``tokens`` select."""
+    return " ".join(["empathybench", *_selected(group, tokens)[1]])
 
 
 class ReportingGroup(TyperGroup):
@@ -141,7 +158,7 @@ class ReportingGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except typer.TyperException as error:
-            _exit_on_usage_error(error)
+            _exit_on_usage_error(error, _command_path(self, tokens))
             raise
         except UserError as error:
             print_error(user_error_text(error, _invoked_command(self, tokens)))

@@ -77,8 +77,10 @@ def _judges(judge: list[str] | None, no_judge: bool, *, resuming: bool) -> list[
     return None
 
 
-# What a run is started with and ``--resume`` takes from the run's manifest instead: given
-# beside ``--resume`` they would be silently ignored, so they are refused.
+# What a run is started with and ``--resume`` takes from the run's manifest instead (or,
+# for ``--force``, what means nothing when continuing a run): given beside ``--resume`` they
+# would be silently ignored, so they are refused. ``--max-connections`` and ``--rpm`` only
+# pace the calls, so a resumed run takes new ones (after rate-limit errors, say).
 RECORDED_SETTINGS = (
     "suite",
     "model",
@@ -87,8 +89,6 @@ RECORDED_SETTINGS = (
     "epochs",
     "limit",
     "kinds",
-    "max_connections",
-    "rpm",
     "temperature",
     "max_tokens",
     "top_p",
@@ -100,13 +100,15 @@ RECORDED_SETTINGS = (
 )
 
 
+def given_explicitly(ctx: typer.Context, name: str) -> bool:
+    """Whether the user gave option ``name`` (not left to its default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name != "DEFAULT"
+
+
 def check_resume_settings(ctx: typer.Context) -> None:
     """``--resume`` continues a run with the settings it was started with."""
-    given = [
-        name
-        for name in RECORDED_SETTINGS
-        if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"
-    ]
+    given = [name for name in RECORDED_SETTINGS if given_explicitly(ctx, name)]
     if given:
         flags = ", ".join(flag_for(ctx.command, name) for name in given)
         raise UserError(
@@ -237,6 +239,8 @@ def _run(
                 progress=progress,
                 batch=batch,
                 batch_poll_s=batch_poll,
+                max_connections=max_connections,
+                requests_per_minute=rpm,
             )
         else:
             spec = model_spec(

@@ -223,7 +223,7 @@ def frame_statement(frame: Frame, digits: dict[str, int], key: str) -> Belief | 
     entry = parts.get(key)
     if isinstance(entry, _STATEMENTS):
         return entry
-    entries = parts.get(_ENTRIES_KEY[key])
+    entries = parts.get(_ENTRIES_KEY.get(key) or f"{key}_entries")
     if isinstance(entries, tuple) and entries:
         chosen = entries[digits["statement_entry"] % len(entries)]
         assert isinstance(chosen, _STATEMENTS)
