@@ -7,6 +7,7 @@ cold GGUF load (~20-30 s on 2 cores) and one test reloads from that cache.
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -78,6 +79,16 @@ def test_answers_with_text_and_token_counts() -> None:
     assert output.output_tokens is not None and 0 < output.output_tokens <= 16
     assert output.provider_model is not None and output.provider_model.endswith(".gguf")
     assert output.stop_reason in ("stop", "length")
+
+
+def test_answers_without_transformers_deprecation_warnings() -> None:
+    """The engine names the key/value cache as the installed transformers does (``cache``
+    from 5.24 on, where ``past_key_values`` warns on every call and is removed in 5.40): the
+    main job's output carried that warning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ask(model(), request(PROMPTS[0], max_tokens=4))
+    assert not [w for w in caught if issubclass(w.category, FutureWarning | DeprecationWarning)]
 
 
 def test_greedy_is_deterministic() -> None:

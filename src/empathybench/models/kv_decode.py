@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from empathybench.models.local_weights import import_optional
+from empathybench.models.local_weights import cache_argument, import_optional
 
 
 def choose_tokens(
@@ -72,7 +72,7 @@ class KVBatch:
             input_ids=ids,
             attention_mask=mask,
             position_ids=positions,
-            past_key_values=self.cache,
+            **cache_argument(self.model, self.cache),
             use_cache=True,
             logits_to_keep=1 if keep else 0,  # 0: all positions (a look-ahead scores them all)
         ).logits.float()

@@ -54,6 +54,7 @@ from empathybench.models.local_guided import GuidedDecoding, field_costs, guided
 from empathybench.models.local_precision import dtype_option, use_dtype
 from empathybench.models.local_weights import (
     INSTALL_HINT,
+    cache_argument,
     import_optional,
     load_model,
     resolve_source,
@@ -216,7 +217,7 @@ class _Engine:
         if shared:
             self.model(
                 input_ids=torch.tensor([jobs[0].ids[:shared]]),
-                past_key_values=prefix,
+                **cache_argument(self.model, prefix),
                 position_ids=torch.arange(shared)[None],
                 use_cache=True,
                 logits_to_keep=1,
@@ -244,7 +245,7 @@ class _Engine:
             out = self.model(
                 input_ids=ids,
                 attention_mask=chunk_mask,
-                past_key_values=cache,
+                **cache_argument(self.model, cache),
                 position_ids=shared + (own.cumsum(-1) - 1).clamp(min=0),
                 use_cache=True,
                 logits_to_keep=1,

@@ -131,3 +131,26 @@ def shared_gguf_parsing() -> Iterator[None]:
         yield
     finally:
         gguf.GGUFReader, gguf.get_tensor_name_map = originals
+
+
+def cache_argument(model: Any, cache: Any) -> dict[str, Any]:
+    """The key/value cache as ``model``'s forward names it: ``cache`` in transformers 5.24
+    on (``past_key_values`` is deprecated there, with a warning on every call, and goes in
+    5.40), ``past_key_values`` before."""
+    return {_cache_keyword(type(model)): cache}
+
+
+_CACHE_KEYWORDS: dict[Any, str] = {}
+
+
+def _cache_keyword(model_class: Any) -> str:
+    """Looked up once per model class (the decoding loop asks on every step)."""
+    keyword = _CACHE_KEYWORDS.get(model_class)
+    if keyword is None:
+        import inspect
+
+        parameters = inspect.signature(model_class.forward).parameters
+        keyword = _CACHE_KEYWORDS[model_class] = (
+            "cache" if "cache" in parameters else "past_key_values"
+        )
+    return keyword

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from empathybench.models.kv_decode import KVBatch, decode_loop
+from empathybench.models.local_weights import cache_argument
 from empathybench.probes.activations import block_output
 from empathybench.probes.layers import decoder_layers
 
@@ -145,7 +146,7 @@ def generate(
             input_ids=ids,
             attention_mask=attention,
             position_ids=positions,
-            past_key_values=cache,
+            **cache_argument(model, cache),
             use_cache=True,
             logits_to_keep=1,
         ).logits[:, -1]
