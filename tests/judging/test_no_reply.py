@@ -63,13 +63,17 @@ def deliberate_replies() -> list[LabelledResponse]:
     ]
 
 
+INDEPENDENT = ("judge-labels-w1", "judge-labels-w2")
+"""Batches by labellers who worked from the guide alone, not written with the rule in mind."""
+
+
 def real_replies() -> list[LabelledResponse]:
     """Every labelled benchmark reply bundled with the package, less the deliberate ones."""
     deliberate = {r.id for r in deliberate_replies()}
     return [
         r
         for name in BUNDLED_LABEL_FILES
-        if name != "judge-labels-w1"  # an independent labeller's batch: checked below
+        if name not in INDEPENDENT  # independent labellers' batches: checked below
         for r in load_labels(name)
         if not (name == "judge-labels-v2" and r.id in deliberate)
     ]
@@ -96,13 +100,17 @@ def test_no_real_reply_is_caught() -> None:
     assert caught == []
 
 
-def test_the_rule_agrees_with_an_independent_labeller() -> None:
-    """judge-labels-w1 (not written for the rule) has a few outputs with no reply in them: the
-    rule catches those, and every one it catches is labelled 0 on every dimension."""
-    records = load_labels("judge-labels-w1")
+@pytest.mark.parametrize("name", INDEPENDENT)
+def test_the_rule_agrees_with_independent_labellers(name: str) -> None:
+    """Independent labellers' batches (not written for the rule) have a few outputs with no
+    reply in them: the rule catches those, and every one it catches is labelled 0 on every
+    dimension."""
+    records = load_labels(name)
     caught = [r for r in records if classify_reply(r.response, r.scenario) is not None]
     assert 0 < len(caught) < len(records) / 10
-    assert all(set(r.labels.values()) == {0.0} for r in caught)
+    assert all(set(r.labels.values()) == {0.0} for r in caught), [
+        (r.id, r.labels) for r in caught if set(r.labels.values()) != {0.0}
+    ]
 
 
 def test_the_deliberate_non_replies_in_the_labels_are_caught() -> None:

@@ -72,6 +72,7 @@ BUNDLED_LABEL_FILES = {
     "judge-labels-v1": "scorer/judge-labels-v1.jsonl",
     "judge-labels-v2": "scorer/judge-labels-v2.jsonl",
     "judge-labels-w1": "scorer/judge-labels-w1.jsonl",
+    "judge-labels-w2": "scorer/judge-labels-w2.jsonl",
 }
 """Bundled labelled benchmark responses by name → file under ``empathybench/data``."""
 

@@ -18,7 +18,12 @@ the training and the test split):
   a salted hash of the scenario id (``scripts/split_judge_labels.py``) before any judge was
   measured on it; only the train half is ever trained on, the test half is for reports.
 
-``scorer train --task judge`` trains on the train splits of all three by default
+- ``judge-labels-w2``: 648 replies to 183 template-v4 items (seeds 31337, 27182, 16180) by
+  three more independent labellers (``labeller`` jw2, jw3, jw4), each from the guide alone;
+  split by a salted hash of the scenario id (salt ``jw234-half``) before any judge was
+  measured on it.
+
+``scorer train --task judge`` trains on the train splits of all four by default
 (``DEFAULT_JUDGE_TRAINING``).
 """
 
@@ -37,7 +42,12 @@ from empathybench.judging.calibration import (
 )
 
 BUNDLED_JUDGE_LABELS = "judge-labels-v1"
-DEFAULT_JUDGE_TRAINING = ("judge-labels-v1", "judge-labels-v2", "judge-labels-w1")
+DEFAULT_JUDGE_TRAINING = (
+    "judge-labels-v1",
+    "judge-labels-v2",
+    "judge-labels-w1",
+    "judge-labels-w2",
+)
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,11 @@ A head on the frozen encoder reads the reply, the scenario as the judge sees it 
 hidden truth) and plain signals about the reply (``judging.offline_features``), and predicts
 each text dimension on 0–1 and, for crisis items, whether the reply points to real help; a
 stored calibration map (``judging.judge_calibration``) then brings each dimension's mean onto
-the labels' mean. ``offline`` is the newest bundled head (judge-v3: judge-v2's signals plus
-what the reply does × what the item expects (``judging.response_fit``), ridge, linear
-calibration); ``offline:judge-v2`` the previous one (signals, ridge, linear calibration) and
+the labels' mean. ``offline`` is the newest bundled head (judge-v4: judge-v3's recipe, also
+trained on three independent labellers' batch of template-v4 items, ``judge-labels-w2``);
+``offline:judge-v3`` the previous one (judge-v2's signals plus what the reply does × what the
+item expects (``judging.response_fit``), ridge, linear calibration), ``offline:judge-v2``
+(signals, ridge, linear calibration) and
 ``offline:judge-v1`` the first (embeddings only, MLP, uncalibrated); ``offline:DIR`` a head
 trained by the user or distilled from an LLM judge's verdicts. Dimensions that do not apply
 are ``n/a``, as for any judge. Its scores are approximate: every output names it
@@ -63,8 +65,8 @@ __all__ = ["ReplyView", "judge_context", "judge_features", "reply_view"]
 
 OFFLINE_JUDGE = "offline"
 OFFLINE_LABEL = "offline (approximate)"
-BUNDLED_JUDGE_HEAD = "judge-v3"
-BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2", "judge-v3")
+BUNDLED_JUDGE_HEAD = "judge-v4"
+BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2", "judge-v3", "judge-v4")
 """Heads shipped with the package; ``offline`` is the newest, ``offline:judge-v1`` the first."""
 JUDGE_TARGETS = [*TEXT_DIMENSIONS, "crisis_referral"]
 OFFLINE_CANNOT = (
