@@ -65,6 +65,9 @@ def deliberate_replies() -> list[LabelledResponse]:
 
 INDEPENDENT = ("judge-labels-w1", "judge-labels-w2")
 """Batches by labellers who worked from the guide alone, not written with the rule in mind."""
+ALL_REPLIES = ("judge-labels-w3", "judge-labels-w4")
+"""Independent batches whose labellers were asked for a reply in every output (each has a
+REPLY, some degenerate: other languages, cut off, one sentence repeated)."""
 
 
 def real_replies() -> list[LabelledResponse]:
@@ -73,7 +76,7 @@ def real_replies() -> list[LabelledResponse]:
     return [
         r
         for name in BUNDLED_LABEL_FILES
-        if name not in INDEPENDENT  # independent labellers' batches: checked below
+        if name not in INDEPENDENT + ALL_REPLIES  # independent labellers' batches: below
         for r in load_labels(name)
         if not (name == "judge-labels-v2" and r.id in deliberate)
     ]
@@ -111,6 +114,14 @@ def test_the_rule_agrees_with_independent_labellers(name: str) -> None:
     assert all(set(r.labels.values()) == {0.0} for r in caught), [
         (r.id, r.labels) for r in caught if set(r.labels.values()) != {0.0}
     ]
+
+
+@pytest.mark.parametrize("name", ALL_REPLIES)
+def test_the_rule_catches_nothing_where_every_output_has_a_reply(name: str) -> None:
+    records = load_labels(name)
+    assert len(records) >= 450
+    caught = [r.id for r in records if classify_reply(r.response, r.scenario) is not None]
+    assert caught == []
 
 
 def test_the_deliberate_non_replies_in_the_labels_are_caught() -> None:

@@ -97,7 +97,7 @@ def test_judging_a_run_is_resumable_and_recorded(run_dir: Path) -> None:
     scored = [v.scored_by for v in verdicts if v.no_reply is None]
     assert scored and set(scored) == {judge.scored_by}
     assert re.fullmatch(
-        rf"judge-v4 \([0-9a-f]{{8}}\) on minilm, {judge.encoder.backend}", scored[0]
+        rf"judge-v6 \([0-9a-f]{{8}}\) on minilm, {judge.encoder.backend}", scored[0]
     )
     assert all(v.scored_by is None for v in verdicts if v.no_reply is not None)
     [decision] = store.read_manifest().judges

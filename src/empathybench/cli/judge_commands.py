@@ -94,7 +94,7 @@ def _judge_check(
         str,
         typer.Option(
             help=f"Labels JSONL file, or a bundled set: {BUNDLED_LABELS} (never trained on) "
-            "or judge-labels-v1, -v2, -w1, -w2 (the offline judge's data; use --split test)."
+            "or judge-labels-v1, -v2, -w1 to -w4 (the offline judge's data; use --split test)."
         ),
     ] = BUNDLED_LABELS,
     base_url: Annotated[

@@ -73,6 +73,8 @@ BUNDLED_LABEL_FILES = {
     "judge-labels-v2": "scorer/judge-labels-v2.jsonl",
     "judge-labels-w1": "scorer/judge-labels-w1.jsonl",
     "judge-labels-w2": "scorer/judge-labels-w2.jsonl",
+    "judge-labels-w3": "scorer/judge-labels-w3.jsonl",
+    "judge-labels-w4": "scorer/judge-labels-w4.jsonl",
 }
 """Bundled labelled benchmark responses by name → file under ``empathybench/data``."""
 

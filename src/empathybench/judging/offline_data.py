@@ -23,7 +23,15 @@ the training and the test split):
   split by a salted hash of the scenario id (salt ``jw234-half``) before any judge was
   measured on it.
 
-``scorer train --task judge`` trains on the train splits of all four by default
+- ``judge-labels-w3``: 450 replies to 90 template-v4 harmful-belief, role-play and crisis items
+  (seeds 41421, 57721, 66260), five per item, by three more independent labellers (jw5, jw6,
+  jw7), asked to make reply length useless as a predictor (long poor replies, short good ones);
+  salt ``jw567-half``.
+- ``judge-labels-w4``: 480 replies to 120 template-v4 items of the standard mix (seeds 16061,
+  24141, 30103), four per item, by three more (jw8, jw9, jw10), length likewise decorrelated;
+  salt ``jw8910-half``.
+
+``scorer train --task judge`` trains on the train splits of all six by default
 (``DEFAULT_JUDGE_TRAINING``).
 """
 
@@ -47,6 +55,8 @@ DEFAULT_JUDGE_TRAINING = (
     "judge-labels-v2",
     "judge-labels-w1",
     "judge-labels-w2",
+    "judge-labels-w3",
+    "judge-labels-w4",
 )
 
 

@@ -4,9 +4,11 @@ A head on the frozen encoder reads the reply, the scenario as the judge sees it 
 hidden truth) and plain signals about the reply (``judging.offline_features``), and predicts
 each text dimension on 0–1 and, for crisis items, whether the reply points to real help; a
 stored calibration map (``judging.judge_calibration``) then brings each dimension's mean onto
-the labels' mean. ``offline`` is the newest bundled head (judge-v4: judge-v3's recipe, also
-trained on three independent labellers' batch of template-v4 items, ``judge-labels-w2``);
-``offline:judge-v3`` the previous one (judge-v2's signals plus what the reply does × what the
+the labels' mean. ``offline`` is the newest bundled head (judge-v6: judge-v3's recipe, also
+trained on nine independent labellers' answers to template-v4 items, ``judge-labels-w2`` to
+``-w4``; in ``-w3`` and ``-w4`` reply length was made useless as a predictor of the labels);
+``offline:judge-v4`` the previous default (the same recipe with ``-w2`` only), which leans on
+reply length; ``offline:judge-v3`` (judge-v2's signals plus what the reply does × what the
 item expects (``judging.response_fit``), ridge, linear calibration), ``offline:judge-v2``
 (signals, ridge, linear calibration) and
 ``offline:judge-v1`` the first (embeddings only, MLP, uncalibrated); ``offline:DIR`` a head
@@ -65,9 +67,10 @@ __all__ = ["ReplyView", "judge_context", "judge_features", "reply_view"]
 
 OFFLINE_JUDGE = "offline"
 OFFLINE_LABEL = "offline (approximate)"
-BUNDLED_JUDGE_HEAD = "judge-v4"
-BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2", "judge-v3", "judge-v4")
-"""Heads shipped with the package; ``offline`` is the newest, ``offline:judge-v1`` the first."""
+BUNDLED_JUDGE_HEAD = "judge-v6"
+BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2", "judge-v3", "judge-v4", "judge-v6")
+"""Heads shipped with the package; ``offline`` is the newest, ``offline:judge-v1`` the first
+(judge-v5 was a candidate that failed its rule and is not shipped)."""
 JUDGE_TARGETS = [*TEXT_DIMENSIONS, "crisis_referral"]
 OFFLINE_CANNOT = (
     "the offline judge scores only the four text dimensions; on items without options "
