@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -234,6 +235,22 @@ def test_real_text_is_never_flagged_as_a_loop() -> None:
     references = [q.reference or "" for q in load_questions("sample-v1").questions]
     replies = [r.response for r in real_replies()]
     assert [t for t in references + replies if degenerate_reason(t)] == []
+
+
+def test_in_independent_batches_only_one_sentence_said_over_and_over_is_a_loop() -> None:
+    """The independent labellers wrote a few replies that repeat one sentence (asked for as
+    degenerate outputs); the loop flag marks exactly those and nothing else of theirs."""
+    flagged, repeats = set(), set()
+    for name in INDEPENDENT + ALL_REPLIES:
+        for record in load_labels(name):
+            reply = record.response.split("REPLY:", 1)[-1]
+            sentences = [s.strip(" .!").lower() for s in re.split(r"[.!?]", reply) if s.strip()]
+            if len(sentences) >= 4 and len(set(sentences)) == 1:
+                repeats.add(record.id)
+            if degenerate_reason(record.response):
+                flagged.add(record.id)
+    assert len(repeats) >= 10
+    assert flagged == repeats
 
 
 # --- no judge is asked -----------------------------------------------------------------

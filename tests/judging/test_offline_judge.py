@@ -224,6 +224,40 @@ def test_the_bundled_heads_load_by_id() -> None:
         load_offline_judge("offline:judge-v9")
 
 
+def test_the_default_head_is_judge_v6_trained_on_every_default_batch() -> None:
+    """judge-v6 is the default since the length-decorrelated batches (w3, w4); it was trained
+    on the train halves of exactly the batches ``scorer train --task judge`` uses by default."""
+    from empathybench.judging.offline_data import DEFAULT_JUDGE_TRAINING
+
+    config = load_offline_judge().head.config
+    assert load_offline_judge().head_name.startswith("judge-v6")
+    assert config.data["name"] == "+".join(DEFAULT_JUDGE_TRAINING)
+    assert {"judge-labels-w3", "judge-labels-w4"} <= set(DEFAULT_JUDGE_TRAINING)
+    assert load_offline_judge("offline:judge-v5").id == "offline:judge-v5"
+
+
+@pytest.mark.parametrize(
+    ("name", "salt"),
+    [
+        ("judge-labels-w2", "jw234-half"),
+        ("judge-labels-w3", "jw567-half"),
+        ("judge-labels-w4", "jw8910-half"),
+    ],
+)
+def test_independent_batches_are_split_by_a_salted_hash_of_the_scenario(
+    name: str, salt: str
+) -> None:
+    import hashlib
+
+    from empathybench.judging.calibration import load_labels
+
+    records = load_labels(name)
+    for record in records:
+        digest = hashlib.sha256(f"{salt}:{record.scenario.id}".encode()).digest()
+        assert record.split == ("train" if digest[0] % 2 == 0 else "test"), record.id
+    assert {r.split for r in records} == {"train", "test"}
+
+
 def test_the_stored_calibration_is_what_the_judge_reports(small_suite: Suite) -> None:
     judge = load_offline_judge()
     assert judge.calibration is not None

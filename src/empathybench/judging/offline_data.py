@@ -1,8 +1,8 @@
 """The labelled benchmark responses the offline judge is trained and tested on.
 
-Two bundled batches, written and labelled by the project with docs/labelling-guide.md, in the
-same format as the calibration set plus a ``split`` fixed by scenario (no scenario is in both
-the training and the test split):
+Six bundled batches, written and labelled with docs/labelling-guide.md (the first two by the
+project, the rest by independent labellers), in the same format as the calibration set plus a
+``split`` fixed by scenario (no scenario is in both the training and the test split):
 
 - ``judge-labels-v1``: 560 replies to 112 generated v1 items of every kind (seed 5150, none
   from the standard suite), five per item.

@@ -68,9 +68,10 @@ __all__ = ["ReplyView", "judge_context", "judge_features", "reply_view"]
 OFFLINE_JUDGE = "offline"
 OFFLINE_LABEL = "offline (approximate)"
 BUNDLED_JUDGE_HEAD = "judge-v6"
-BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2", "judge-v3", "judge-v4", "judge-v6")
-"""Heads shipped with the package; ``offline`` is the newest, ``offline:judge-v1`` the first
-(judge-v5 was a candidate that failed its rule and is not shipped)."""
+BUNDLED_JUDGE_HEADS = ("judge-v1", "judge-v2", "judge-v3", "judge-v4", "judge-v5", "judge-v6")
+"""Heads shipped with the package; ``offline`` is judge-v6, ``offline:judge-v1`` the first.
+judge-v5 (judge-v4 plus ``judge-labels-w3``) failed the rule for becoming the default and ships
+by name only, as that rule said, so its reported figures can be reproduced."""
 JUDGE_TARGETS = [*TEXT_DIMENSIONS, "crisis_referral"]
 OFFLINE_CANNOT = (
     "the offline judge scores only the four text dimensions; on items without options "
