@@ -211,7 +211,14 @@ def compare_backends(rounds: int, limit: int) -> None:
     for name, values in walls.items():
         wall = statistics.median(values)
         ratio = base / wall
-        rows.append({"system": name, "wall_s": round(wall, 3), "vs_sentence_transformers": ratio})
+        rows.append(
+            {
+                "system": name,
+                "wall_s": round(wall, 3),
+                "rounds_s": [round(v, 3) for v in values],
+                "vs_sentence_transformers": ratio,
+            }
+        )
         print(f"{name:32} {wall:>8.3f} {len(texts) / wall:>9.1f} {ratio:>7.2f}x")
     a, b = cold(onnx_encoder), cold(torch_encoder)
     cosine = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))

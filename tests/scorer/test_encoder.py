@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("torch")
 
 from empathybench.errors import UserError
-from empathybench.scorer.encoder import TextEncoder, load_encoder
+from empathybench.scorer.encoder import TOKEN_BUDGET, TextEncoder, load_encoder, token_batches
 
 pytestmark = pytest.mark.torch
 
@@ -62,6 +62,56 @@ def test_batching_and_padding_do_not_change_embeddings() -> None:
     encoder.clear_cache()
     alone = np.stack([encoder.encode([t], batch_size=1)[0] for t in texts])
     np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+def test_token_batches_sort_by_length_and_keep_within_rows_and_budget() -> None:
+    lengths = [40, 3, 300, 12, 12, 7, 256, 90, 5, 64] * 20
+    batches = token_batches(lengths, 16)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    flat = [lengths[i] for batch in batches for i in batch]
+    assert flat == sorted(lengths)
+    for batch in batches:
+        assert len(batch) <= 16
+        assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= TOKEN_BUDGET
+    assert any(len(batch) == 16 for batch in batches), "short texts fill whole batches"
+    assert [len(b) for b in token_batches([TOKEN_BUDGET + 5, TOKEN_BUDGET + 9], 64)] == [1, 1]
+    assert token_batches([], 8) == []
+    with pytest.raises(ValueError):
+        token_batches([3], 0)
+
+
+def test_batches_are_padded_as_the_tokenizer_pads_them() -> None:
+    encoder = load_encoder()
+    texts = ["ok", "That sounds exhausting, and you still turned up.", ""]
+    ids = encoder._tokenizer(texts, truncation=True, max_length=256)["input_ids"]
+    ours = encoder._padded(ids)
+    theirs = encoder._tokenizer(texts, padding=True, truncation=True, return_tensors="np")
+    for name in ("input_ids", "attention_mask", "token_type_ids"):
+        np.testing.assert_array_equal(ours[name], theirs[name])
+
+
+def test_an_encoder_without_token_type_ids_is_fed_only_its_own_inputs(tmp_path: Path) -> None:
+    """DistilBERT-style models take no token_type_ids; the torch path must not pass them."""
+    import torch
+    from transformers import DistilBertConfig, DistilBertModel, DistilBertTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "help", "me", "please", "sad"]
+    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    DistilBertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt")).save_pretrained(tmp_path)
+    torch.manual_seed(0)
+    config = DistilBertConfig(
+        vocab_size=len(vocab),
+        dim=16,
+        n_layers=1,
+        n_heads=2,
+        hidden_dim=32,
+        max_position_embeddings=32,
+    )
+    DistilBertModel(config).save_pretrained(tmp_path)
+    encoder = TextEncoder(str(tmp_path), backend="torch")
+    assert encoder._torch_inputs == ("input_ids", "attention_mask")
+    vectors = encoder.encode(["help me please", "sad"])
+    assert vectors.shape == (2, 16) and np.isfinite(vectors).all()
 
 
 def test_any_hugging_face_encoder_directory_works(tiny_bert_dir: Path) -> None:
@@ -151,9 +201,10 @@ def test_repeated_texts_are_embedded_once_and_served_from_the_cache(
     embedded: list[str] = []
     real = encoder._embed
 
-    def counting(texts: list[str]) -> np.ndarray:
-        embedded.extend(texts)
-        return real(texts)
+    def counting(batch: dict[str, np.ndarray]) -> np.ndarray:
+        for ids, mask in zip(batch["input_ids"], batch["attention_mask"], strict=True):
+            embedded.append(encoder._tokenizer.decode(ids[mask == 1], skip_special_tokens=True))
+        return real(batch)
 
     monkeypatch.setattr(encoder, "_embed", counting)
     first = encoder.encode(["same reply", "other reply", "same reply"])
@@ -166,3 +217,35 @@ def test_repeated_texts_are_embedded_once_and_served_from_the_cache(
     encoder.clear_cache()
     encoder.encode(["same reply"])
     assert embedded.count("same reply") == 2
+
+
+def test_batches_in_flight_do_not_change_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [f"{word} " * (3 + 7 * n) for n, word in enumerate(["sad", "ok", "tired"] * 12)]
+    monkeypatch.setenv("EMPATHYBENCH_ENCODER_WORKERS", "1")
+    alone = TextEncoder(backend="torch")
+    monkeypatch.setenv("EMPATHYBENCH_ENCODER_WORKERS", "2")
+    paired = TextEncoder(backend="torch")
+    assert (alone.workers, paired.workers) == (1, 2)
+    seen: set[str] = set()
+    real = paired._embed
+
+    def recording(batch: dict[str, np.ndarray]) -> np.ndarray:
+        import threading
+
+        seen.add(threading.current_thread().name)
+        return real(batch)
+
+    monkeypatch.setattr(paired, "_embed", recording)
+    np.testing.assert_array_equal(
+        alone.encode(texts, batch_size=4), paired.encode(texts, batch_size=4)
+    )
+    assert seen and all(name.startswith("encoder") for name in seen)
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1", ""])
+def test_a_bad_workers_setting_is_one_clear_error(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("EMPATHYBENCH_ENCODER_WORKERS", value)
+    with pytest.raises(UserError, match="EMPATHYBENCH_ENCODER_WORKERS must be a whole number"):
+        TextEncoder(backend="torch")
