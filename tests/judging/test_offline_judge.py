@@ -102,6 +102,8 @@ def test_judging_a_run_is_resumable_and_recorded(run_dir: Path) -> None:
     assert all(v.scored_by is None for v in verdicts if v.no_reply is not None)
     [decision] = store.read_manifest().judges
     assert decision.judge == "offline" and "approximate" in decision.reason
+    # shown as "judge offline (approximate): <reason>": the reason does not repeat the label
+    assert judge_label("offline") not in decision.reason
     assert build_run_summary(run_dir).judges == ["offline"]
     assert judge_label("offline") == "offline (approximate)"
 

@@ -15,7 +15,6 @@ from empathybench.errors import UserError
 from empathybench.judging.calibration import LabelledResponse
 from empathybench.judging.judge_prompt import judged_dimensions
 from empathybench.judging.offline_judge import (
-    OFFLINE_LABEL,
     is_offline_judge,
     load_offline_judge,
     offline_judge_id,
@@ -59,7 +58,7 @@ def judge_run_offline(run_dir: Path, judge_id: str = "offline") -> JudgeRunResul
         tested_family=None,
         same_family=False,
         allowed=True,
-        reason=f"{OFFLINE_LABEL}: a trained scorer, not a model family",
+        reason="approximate scores from a trained scorer, not a model: no self-judging check",
     )
     record_decisions(store, [decision])
     answered = sum(1 for r in responses.values() if r.ok)
