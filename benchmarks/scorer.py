@@ -182,6 +182,8 @@ def compare_backends(rounds: int, limit: int) -> None:
     torch_encoder = TextEncoder(backend="torch")
     onnx_encoder = TextEncoder(backend="onnx")
     half_encoder = TextEncoder(backend="torch-bf16")
+    half_one_batch = TextEncoder(backend="torch-bf16")
+    half_one_batch.workers = 1  # the same backend with one batch in flight, side by side
     head = load_empathy_scorer().head
 
     def cold(encoder: TextEncoder) -> Any:
@@ -193,9 +195,10 @@ def compare_backends(rounds: int, limit: int) -> None:
         "empathybench, torch": lambda: cold(torch_encoder),
         "empathybench, onnx": lambda: cold(onnx_encoder),
         "empathybench, torch-bf16 (opt-in)": lambda: cold(half_encoder),
+        "  torch-bf16, one batch in flight": lambda: cold(half_one_batch),
         "empathybench, onnx, cached": lambda: onnx_encoder.encode(texts),
         "  stage: tokenizer only": lambda: onnx_encoder._tokenizer(
-            texts, padding=True, truncation=True, max_length=256, return_tensors="np"
+            texts, truncation=True, max_length=256
         ),
     }
     for action in systems.values():  # warm-up (first-use costs, the cache for "cached")

@@ -1,5 +1,6 @@
 """The frozen encoder: the bundled MiniLM, any Hugging Face encoder directory, clear errors."""
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -90,7 +91,9 @@ def test_batches_are_padded_as_the_tokenizer_pads_them() -> None:
         np.testing.assert_array_equal(ours[name], theirs[name])
 
 
-def test_an_encoder_without_token_type_ids_is_fed_only_its_own_inputs(tmp_path: Path) -> None:
+def test_an_encoder_without_token_type_ids_is_fed_only_its_own_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """DistilBERT-style models take no token_type_ids; the torch path must not pass them."""
     import torch
     from transformers import DistilBertConfig, DistilBertModel, DistilBertTokenizerFast
@@ -112,6 +115,14 @@ def test_an_encoder_without_token_type_ids_is_fed_only_its_own_inputs(tmp_path: 
     assert encoder._torch_inputs == ("input_ids", "attention_mask")
     vectors = encoder.encode(["help me please", "sad"])
     assert vectors.shape == (2, 16) and np.isfinite(vectors).all()
+    if importlib.util.find_spec("onnxruntime") is None:
+        return
+    # the default backend exports a graph without token_type_ids and must feed it only its
+    # own inputs (it used to fail with "Invalid input name: token_type_ids")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    default = TextEncoder(str(tmp_path))
+    assert default.backend == "onnx" and "token_type_ids" not in default._onnx_inputs
+    np.testing.assert_allclose(default.encode(["help me please", "sad"]), vectors, atol=1e-5)
 
 
 def test_any_hugging_face_encoder_directory_works(tiny_bert_dir: Path) -> None:
@@ -249,3 +260,55 @@ def test_a_bad_workers_setting_is_one_clear_error(
     monkeypatch.setenv("EMPATHYBENCH_ENCODER_WORKERS", value)
     with pytest.raises(UserError, match="EMPATHYBENCH_ENCODER_WORKERS must be a whole number"):
         TextEncoder(backend="torch")
+
+
+def test_long_texts_are_cut_to_the_encoders_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoder = TextEncoder(backend="torch")
+    widths: list[int] = []
+    real = encoder._embed
+
+    def recording(batch: dict[str, np.ndarray]) -> np.ndarray:
+        widths.append(batch["input_ids"].shape[1])
+        return real(batch)
+
+    monkeypatch.setattr(encoder, "_embed", recording)
+    encoder.encode(["That sounds exhausting. " * 200, "ok"])
+    assert encoder.settings.max_length == 256 and max(widths) == 256
+
+
+def test_bfloat16_keeps_layer_norms_and_embeddings_in_float32() -> None:
+    """Only the matrix products' weights are stored in bfloat16 (a whole-model cast moved
+    scores by more than 0.01 and was rejected)."""
+    import torch
+
+    model = TextEncoder(backend="torch-bf16")._model
+    linear = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    norms = [m for m in model.modules() if isinstance(m, torch.nn.LayerNorm)]
+    embeddings = [m for m in model.modules() if isinstance(m, torch.nn.Embedding)]
+    assert linear and norms and embeddings
+    assert {m.weight.dtype for m in linear} == {torch.bfloat16}
+    assert {m.weight.dtype for m in norms + embeddings} == {torch.float32}
+
+
+def test_one_call_with_more_new_texts_than_the_cache_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from empathybench.scorer import encoder as encoder_module
+
+    monkeypatch.setattr(encoder_module, "CACHE_ROWS", 3)
+    encoder = TextEncoder(backend="torch")
+    texts = [f"reply number {n}" for n in range(8)]
+    together = encoder.encode(texts)
+    encoder.clear_cache()
+    alone = np.stack([encoder.encode([t])[0] for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    assert len(encoder._cache) == 3
+
+
+def test_two_batches_in_flight_only_on_small_machines(monkeypatch: pytest.MonkeyPatch) -> None:
+    from empathybench.scorer.encoder import _workers_setting
+
+    monkeypatch.delenv("EMPATHYBENCH_ENCODER_WORKERS", raising=False)
+    assert (_workers_setting(2), _workers_setting(4), _workers_setting(16)) == (2, 2, 1)
+    monkeypatch.setenv("EMPATHYBENCH_ENCODER_WORKERS", "3")
+    assert _workers_setting(16) == 3

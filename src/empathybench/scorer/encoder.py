@@ -9,9 +9,9 @@ The encoder is never trained: heads are trained on its embeddings.
 
 Speed (issue 18): texts are tokenised once and sorted by their number of tokens, and batches
 hold at most ``batch_size`` rows and about ``TOKEN_BUDGET`` padded tokens, so each batch pads
-little; on the torch backends two batches are in flight at once (``DEFAULT_WORKERS``,
-``EMPATHYBENCH_ENCODER_WORKERS=1`` for one); repeated texts (the same reply or scenario context
-judged again) come from an in-memory cache keyed by a hash of the text; and when
+little; on the torch backends of small machines two batches are in flight at once
+(``SMALL_MACHINE_THREADS``, ``EMPATHYBENCH_ENCODER_WORKERS``); repeated texts (the same reply
+or scenario context judged again) come from an in-memory cache keyed by a hash of the text; and when
 ``onnxruntime`` and ``onnx`` are installed the encoder runs in ONNX Runtime, from a graph
 exported from the very same torch weights at first use (kept under the user cache directory,
 keyed by the weights, so no download is involved). The ONNX output matches torch's to float
@@ -56,11 +56,14 @@ Backend = Literal["auto", "torch", "onnx", "torch-bf16"]
 BACKENDS: tuple[Backend, ...] = ("auto", "torch", "onnx", "torch-bf16")
 BACKEND_ENV = "EMPATHYBENCH_ENCODER_BACKEND"
 WORKERS_ENV = "EMPATHYBENCH_ENCODER_WORKERS"
-DEFAULT_WORKERS = 2
-"""Batches in flight at once on the torch backends: while one runs a matrix product, the other's
-small operations and Python steps proceed (1.05-1.17x on 2 cores, measured side by side). Each
-batch is the same computation either way, so the embeddings do not depend on it. ONNX Runtime
-keeps one batch in flight (its own thread pool only contends with a second call)."""
+SMALL_MACHINE_THREADS = 4
+"""Batches in flight at once on the torch backends: two when torch computes on at most this many
+threads, else one. While one batch runs a matrix product, the other's small operations and
+Python steps proceed (1.05-1.17x on 2 cores, ``benchmarks/scorer.py --backends-only``); each
+worker uses torch's full thread count, so on many cores two would oversubscribe them, which is
+unmeasured. Each batch is the same computation either way, so the embeddings do not depend on
+it. ONNX Runtime keeps one batch in flight (its own thread pool only contends with a second
+call). ``EMPATHYBENCH_ENCODER_WORKERS`` sets it."""
 CACHE_ROWS = 50_000
 """Embeddings kept in memory per encoder (~77 MB at 384 dimensions)."""
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -184,12 +187,17 @@ class TextEncoder:
         self.settings = _read_settings(name, source, self._model.config)
         self._cache: OrderedDict[bytes, Embeddings] = OrderedDict()
         self._session: Any = None
-        self.workers = _workers_setting()
+        self.workers = _workers_setting(torch.get_num_threads())
         chosen = backend or os.environ.get(BACKEND_ENV, "auto")
         if chosen not in BACKENDS:
             raise UserError(f"{BACKEND_ENV} must be one of {', '.join(BACKENDS)}, not {chosen!r}")
         if chosen in ("auto", "onnx") and isinstance(source, Path):
             self._session = _onnx_session(self._model, source, required=chosen == "onnx")
+        # the exported graph keeps only the inputs the model uses (no token_type_ids for
+        # DistilBERT- or MPNet-style encoders)
+        self._onnx_inputs: tuple[str, ...] = (
+            tuple(i.name for i in self._session.get_inputs()) if self._session is not None else ()
+        )
         self.backend: Literal["torch", "onnx", "torch-bf16"] = (
             "onnx"
             if self._session is not None
@@ -230,12 +238,16 @@ class TextEncoder:
                 [texts[i] for i in todo], truncation=True, max_length=self.settings.max_length
             )["input_ids"]
             batches = token_batches([len(ids) for ids in tokens], batch_size)
+            fresh: dict[bytes, Embeddings] = {}
             for batch, pooled in zip(batches, self._embed_all(batches, tokens), strict=True):
                 for position, j in enumerate(batch):
+                    fresh[keys[todo[j]]] = pooled[position]
                     self._remember(keys[todo[j]], pooled[position])
+            # read back from this call's rows, not the cache: a call with more new texts than
+            # the cache holds has already evicted its first ones
             for index, key in enumerate(keys):
-                if key in missing:
-                    output[index] = self._cache[key]
+                if key in fresh:
+                    output[index] = fresh[key]
         return output
 
     def _embed_all(self, batches: list[list[int]], tokens: list[list[int]]) -> list[Embeddings]:
@@ -278,7 +290,8 @@ class TextEncoder:
         normalised."""
         mask = batch["attention_mask"].astype(np.float32)
         if self._session is not None:
-            hidden = np.asarray(self._session.run(None, batch)[0], dtype=np.float32)
+            feeds = {name: batch[name] for name in self._onnx_inputs}
+            hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
         else:
             torch = self._torch
             half = self.backend == "torch-bf16"
@@ -296,8 +309,9 @@ class TextEncoder:
         return np.ascontiguousarray(pooled, dtype=np.float32)
 
 
-def _workers_setting() -> int:
-    raw = os.environ.get(WORKERS_ENV, str(DEFAULT_WORKERS))
+def _workers_setting(threads: int) -> int:
+    default = 2 if threads <= SMALL_MACHINE_THREADS else 1
+    raw = os.environ.get(WORKERS_ENV, str(default))
     if not raw.strip().isdigit() or int(raw) < 1:
         raise UserError(f"{WORKERS_ENV} must be a whole number of at least 1, not {raw!r}")
     return int(raw)
