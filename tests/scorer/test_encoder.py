@@ -14,29 +14,35 @@ from empathybench.scorer.encoder import TOKEN_BUDGET, TextEncoder, load_encoder,
 pytestmark = pytest.mark.torch
 
 
-@pytest.fixture(scope="module")
-def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A randomly initialised BERT with its own word-level vocabulary, saved like a hub model."""
+def save_tiny_encoder(directory: Path, words: list[str], kind: str) -> Path:
+    """A randomly initialised encoder of ``kind`` (bert or distilbert) with its own word-level
+    vocabulary, saved like a hub model."""
     import torch
-    from transformers import BertConfig, BertModel, BertTokenizerFast
+    import transformers
 
-    directory = tmp_path_factory.mktemp("tiny-bert")
-    words = ["i", "am", "so", "sorry", "that", "you", "feel", "sad", "today"]
-    words += ["help", "me", "please", "the", "a", "dog", "lost"]
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
     (directory / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    BertTokenizerFast(vocab_file=str(directory / "vocab.txt")).save_pretrained(directory)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
+    names = {"bert": "Bert", "distilbert": "DistilBert"}[kind]
+    tokenizer = getattr(transformers, f"{names}TokenizerFast")
+    tokenizer(vocab_file=str(directory / "vocab.txt")).save_pretrained(directory)
+    sizes = (
+        {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2}
+        | {"intermediate_size": 64, "max_position_embeddings": 64}
+        if kind == "bert"
+        else {"dim": 16, "n_layers": 1, "n_heads": 2, "hidden_dim": 32}
+        | {"max_position_embeddings": 32}
     )
-    BertModel(config).save_pretrained(directory)
+    config = getattr(transformers, f"{names}Config")(vocab_size=len(vocab), **sizes)
+    torch.manual_seed(0)
+    getattr(transformers, f"{names}Model")(config).save_pretrained(directory)
     return directory
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    words = ["i", "am", "so", "sorry", "that", "you", "feel", "sad", "today"]
+    words += ["help", "me", "please", "the", "a", "dog", "lost"]
+    return save_tiny_encoder(tmp_path_factory.mktemp("tiny-bert"), words, "bert")
 
 
 def test_the_bundled_encoder_gives_unit_vectors_that_mean_something() -> None:
@@ -95,22 +101,7 @@ def test_an_encoder_without_token_type_ids_is_fed_only_its_own_inputs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """DistilBERT-style models take no token_type_ids; the torch path must not pass them."""
-    import torch
-    from transformers import DistilBertConfig, DistilBertModel, DistilBertTokenizerFast
-
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "help", "me", "please", "sad"]
-    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    DistilBertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt")).save_pretrained(tmp_path)
-    torch.manual_seed(0)
-    config = DistilBertConfig(
-        vocab_size=len(vocab),
-        dim=16,
-        n_layers=1,
-        n_heads=2,
-        hidden_dim=32,
-        max_position_embeddings=32,
-    )
-    DistilBertModel(config).save_pretrained(tmp_path)
+    save_tiny_encoder(tmp_path, ["help", "me", "please", "sad"], "distilbert")
     encoder = TextEncoder(str(tmp_path), backend="torch")
     assert encoder._torch_inputs == ("input_ids", "attention_mask")
     vectors = encoder.encode(["help me please", "sad"])
