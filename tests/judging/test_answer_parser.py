@@ -48,3 +48,17 @@ def test_reasoning_before_the_answer_does_not_confuse_it() -> None:
     text = "REASONING: they could be hopeful.\nEMOTION: B\nNEEDS_HELP: yes\nREPLY: I'm here."
     parsed = parse_answer(text, OPTIONS)
     assert (parsed.letter, parsed.needs_help, parsed.reply) == ("B", True, "I'm here.")
+
+
+def test_the_person_line_may_come_first_or_third() -> None:
+    """Template v1 asked for PERSON first, v2 on ask for it third; labellers and models use
+    both, and both read the same."""
+    options = ["nervous", "excited", "guilty"]
+    reply = "REPLY: Palesa, your bag 797 is out and ready to sign for."
+    third = parse_answer(f"EMOTION: B\nNEEDS_HELP: yes\nPERSON: Palesa\n{reply}", options)
+    first = parse_answer(f"PERSON: Palesa\nEMOTION: B\nNEEDS_HELP: yes\n{reply}", options)
+    assert third == first
+    assert (first.letter, first.needs_help, first.person) == ("B", True, "Palesa")
+    assert (
+        first.reply == "Palesa, your bag 797 is out and ready to sign for." and not first.problems
+    )
