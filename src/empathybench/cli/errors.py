@@ -35,11 +35,6 @@ def _selected(group: Any, tokens: list[str]) -> tuple[Any, list[str]]:
     return command, names
 
 
-def _invoked_command(group: Any, tokens: list[str]) -> Any:
-    """The (sub)command that ``tokens`` select under ``group``."""
-    return _selected(group, tokens)[0]
-
-
 PARAMETER_ALIASES = {
     "requests_per_minute": "rpm",
     "batch_poll_s": "batch_poll",
@@ -161,7 +156,7 @@ class ReportingGroup(TyperGroup):
             _exit_on_usage_error(error, _command_path(self, tokens))
             raise
         except UserError as error:
-            print_error(user_error_text(error, _invoked_command(self, tokens)))
+            print_error(user_error_text(error, _selected(self, tokens)[0]))
             raise typer.Exit(EXIT_USER_ERROR) from None
         except (OSError, UnicodeEncodeError) as error:
             text = input_error_text(error)
