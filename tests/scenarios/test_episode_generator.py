@@ -16,7 +16,7 @@ from empathybench.scenarios.episode_models import ROLE_NAMES, Episode
 from empathybench.scenarios.episode_rendering import build_episode_record
 from empathybench.scenarios.episode_space import build_episode_space, distinct_prompts
 from empathybench.scenarios.episode_templates import load_episode_templates
-from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
+from empathybench.scenarios.episode_versions import GENERATION_RULES, NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import EPISODE_MIX, SpaceTooSmallError, generate_records
 from empathybench.scenarios.validation import check_scenario
 
@@ -49,6 +49,7 @@ def test_help_is_balanced_overall_and_within_balanced_kinds() -> None:
     """The audit's help limit is the majority + 5 points with a majority of at most 60%: the
     suite stays at or under 60% yes, and the two balanced kinds stay close to one half and
     to each other (a kind with its own rate would hand a surface reader its difference)."""
+    aim = GENERATION_RULES[VERSION].help_yes_share
     for seed in (31, 2025, 77):
         items = _items(seed=seed)
         overall = sum(r["expected"]["help_needed"] for r in items) / len(items)
@@ -56,7 +57,7 @@ def test_help_is_balanced_overall_and_within_balanced_kinds() -> None:
         for kind in ("emotion_support", "positive_control"):
             kind_items = [r for r in items if r["kind"] == kind]
             share = sum(r["expected"]["help_needed"] for r in kind_items) / len(kind_items)
-            assert 0.47 <= share <= 0.53, (seed, kind, share)
+            assert aim - 0.03 <= share <= aim + 0.04, (seed, kind, share)
 
 
 def test_group_items_name_who_needs_help_or_nobody() -> None:
@@ -92,10 +93,15 @@ def test_every_line_is_shown_with_several_keys() -> None:
 
 def test_no_line_in_more_than_one_percent_of_items() -> None:
     items = _items()
+    templates = load_episode_templates(VERSION)
+    # The line that introduces the notes (v5) is part of the frame, like the questions: the
+    # same few for every item whatever its key, so it is not counted as a line of content.
+    frame = {h for hs in templates.links.headers.values() for h in hs} if templates.links else set()
     counts: Counter[str] = Counter()
     for record in items:
         for turn in record["dialogue"]:
-            counts[turn["text"]] += 1
+            if turn["text"] not in frame:
+                counts[turn["text"]] += 1
     line, top = counts.most_common(1)[0]
     # Goal: 1% (10 in 1,000). v3 (110 episodes, up to five phrasings a person) measured
     # 0.9-1.1% on seeds 31, 77, 2025, 5, 9 and 11 (v2: 2.2-2.6%); see docs/templates-v2.md.
@@ -127,17 +133,25 @@ def test_asking_about_another_person_changes_the_key() -> None:
     assert checked >= 8  # group items come from the board episodes
 
 
+NOTE = re.compile(r'^\d{3}: "')
+
+
 def test_space_is_large_and_channels_hide_what_cannot_be_perceived() -> None:
     assert min(distinct_prompts(VERSION).values()) >= 10**6
-    episodes = {e.id: e for e in load_episode_templates(VERSION).episodes}
+    templates = load_episode_templates(VERSION)
+    episodes = {e.id: e for e in templates.episodes}
+    links = templates.links
+    headers = {h for hs in links.headers.values() for h in hs} if links else set()
     for record in _items()[:300]:
         episode = episodes[record["provenance"]["templates"]["episode"]]
-        # A board's update (a bot's message, an announcement) is perceived on every channel;
-        # visible behaviour (cues) only in person or on camera.
+        # A board's update (a bot's message, an announcement) and the notes (v5) are
+        # perceived on every channel; visible behaviour (cues) only in person or on camera,
+        # and never with linked notes (a cue names a person and shows their feeling).
         end = -1 if episode.board else None
-        narration = [t for t in record["dialogue"][1:end] if t["speaker"] == "narration"]
-        if episode.channel in ("voice", "text"):
-            assert narration == [], record["id"]
+        narration = [t["text"] for t in record["dialogue"][1:end] if t["speaker"] == "narration"]
+        cues = [text for text in narration if text not in headers and not NOTE.match(text)]
+        if episode.channel in ("voice", "text") or links is not None:
+            assert cues == [], record["id"]
 
 
 def _numbers(text: str) -> set[str]:

@@ -70,6 +70,7 @@ from empathybench.audit.scene_lookup import SceneLookup
 from empathybench.audit.visible import VisibleItem, visible_item
 from empathybench.errors import ParameterError, UserError
 from empathybench.records import SCENARIO_KINDS, Scenario, Suite
+from empathybench.scenarios.episode_versions import CONTENT_FROM
 from empathybench.scenarios.generator import (
     MAX_SEED,
     generate_records,
@@ -89,7 +90,11 @@ class _Item:
 
 def installed_template_versions() -> list[str]:
     root = Path(str(resources.files("empathybench.scenarios") / "templates"))
-    return sorted(path.name for path in root.iterdir() if (path / "emotions.yaml").is_file())
+    return sorted(
+        path.name
+        for path in root.iterdir()
+        if (path / "emotions.yaml").is_file() or path.name in CONTENT_FROM
+    )
 
 
 def suite_template_version(suite: Suite) -> str:

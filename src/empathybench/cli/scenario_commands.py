@@ -219,16 +219,23 @@ def _space(
     table.add_column("distinct prompts", justify="right")
     total = frames = 0
     for kind, (kind_frames, distinct) in space_report(template_version).items():
-        table.add_row(kind, f"{kind_frames:,}", f"{distinct:,}")
+        table.add_row(kind, f"{kind_frames:,}", _count(distinct))
         total += distinct
         frames += kind_frames
-    table.add_row("[bold]all[/]", f"{frames:,}", f"{total:,}")
+    table.add_row("[bold]all[/]", f"{frames:,}", _count(total))
     console.print(table)
     console.print(
         "content frames: distinct content choices (v1: situation/belief × location × goal × "
-        "emotion; v2: episode × person asked about × belief/crisis); distinct prompts also "
-        "vary names, roles, phrasings, cues, speaking order and options."
+        "emotion; v2 on: episode × person asked about × belief/crisis); distinct prompts also "
+        "vary names, roles, phrasings, cues (v5: request numbers and how people give them), "
+        "speaking order and options."
     )
+
+
+def _count(value: int) -> str:
+    """A count with thousands separators, or in powers of ten past a trillion (v5's request
+    numbers make prompt counts too long for a terminal table)."""
+    return f"{value:,}" if value < 10**12 else f"{value:.2e}"
 
 
 def register(app: typer.Typer) -> None:

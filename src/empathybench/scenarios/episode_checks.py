@@ -10,6 +10,7 @@ import re
 from collections import Counter
 
 from empathybench.scenarios.episode_models import (
+    PERSONAL_SLOT,
     ROLE_NAMES,
     SLOT_PATTERN,
     Appraisal,
@@ -318,6 +319,45 @@ class _Checker:
             repeated = sorted(key for key, count in ids.items() if count > 1)
             if repeated:
                 self.problems.append(f"{section}: duplicate ids {repeated}")
+        self.links()
+
+    def links(self) -> None:
+        """Versions with linked notes: a header for every channel an episode uses, phrasings
+        of a number that say nothing else, counts the cue digits draw evenly (see
+        ``episode_rendering._linked_turns``), and an intro that only names people."""
+        templates = self.templates
+        rules = GENERATION_RULES.get(templates.version)
+        links = templates.links
+        if rules is None or not rules.linked_notes:
+            if links is not None:
+                self.problems.append(f"links: template {templates.version} has no linked notes")
+            return
+        if links is None:
+            self.problems.append(f"links: template {templates.version} needs links.yaml")
+            return
+        for channel in sorted({episode.channel for episode in templates.episodes}):
+            headers = links.headers.get(channel, [])
+            if len(headers) not in (1, 2):
+                self.problems.append(f"links: {channel} needs one or two headers")
+            for header in headers:
+                self.text(f"links header ({channel})", header, slots=False)
+        self.even_draw("links arrivals", len(links.arrivals), 5)
+        for arrival in links.arrivals:
+            if arrival.count("{ref}") != 1:
+                self.problems.append(f"links arrival: needs {{ref}} once: {arrival!r}")
+            self.text("links arrival", arrival.replace("{ref}", "412"), slots=False)
+        known = {episode.id for episode in templates.episodes}
+        for episode_id, intros in links.intros.items():
+            if episode_id not in known:
+                self.problems.append(f"links intros: unknown episode {episode_id!r}")
+            self.even_draw(f"links intros ({episode_id})", len(intros), CHOICE_RADIX)
+            for intro in intros:
+                self.text(f"links intro ({episode_id})", intro)
+                if PERSONAL_SLOT.search(intro):
+                    self.problems.append(f"links intro ({episode_id}): only name slots: {intro!r}")
+        for episode in templates.episodes:
+            if not links.intros_for(episode):
+                self.problems.append(f"{episode.id}: no intro that only names the people")
 
 
 def check_episode_templates(templates: EpisodeTemplateSet, banks: bool = True) -> list[str]:

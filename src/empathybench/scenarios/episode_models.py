@@ -36,6 +36,7 @@ Certainty = Literal["certain", "uncertain"]
 NoHelpReason = Literal["handled", "wants_space", "venting", "nothing_needed"]
 
 SLOT_PATTERN = re.compile(r"\{([abc])(?::(their|them|ref))?\}")
+PERSONAL_SLOT = re.compile(r"\{[abc]:(?:their|them)\}")
 IDENTIFIER = r"^[a-z][a-z0-9_]*$"
 
 
@@ -125,6 +126,13 @@ class Episode(_Strict):
     def visible(self) -> bool:
         return self.channel in ("in_person", "video")
 
+    @cached_property
+    def linked_intros(self) -> list[str]:
+        """The intros a version with linked notes draws from: those that only name the three
+        people. Their names are put in an order of their own, so an intro that says something
+        about one person ('{a} in a wheelchair') would pin it on someone else."""
+        return [intro for intro in self.intro if not PERSONAL_SLOT.search(intro)]
+
     def other_emotions(self, focus: str) -> list[str]:
         """The emotions of the two people other than ``focus``, in role order."""
         return [self.roles[role].emotion for role in ROLE_NAMES if role != focus]
@@ -179,6 +187,23 @@ class Person(_Strict):
     pronouns: Pronouns
 
 
+class Links(_Strict):
+    """What a version with linked notes (v5) adds to its episodes: how the helper has each
+    person's note, and how a person gives their number."""
+
+    headers: dict[Channel, list[str]]
+    """Per channel, the narration that introduces the notes (listed under it by number)."""
+    arrivals: list[str] = Field(min_length=1)
+    """What a person says in the scene: only their number (``{ref}``), nothing of their own."""
+    intros: dict[str, list[str]] = {}
+    """Per episode id, intros that replace the episode's own where those contradict a note
+    (an intro says about everyone what one person's phrasing rules out)."""
+
+    def intros_for(self, episode: Episode) -> list[str]:
+        """The intros drawn for ``episode``: a replacement, else those that only name people."""
+        return self.intros.get(episode.id) or episode.linked_intros
+
+
 class EpisodeTemplateSet(_Strict):
     """Every section of a version-2 template directory."""
 
@@ -191,6 +216,8 @@ class EpisodeTemplateSet(_Strict):
     story_frames: list[StoryFrame]
     story_characters: list[str]
     character_lines: list[CharacterLine]
+    links: Links | None = None
+    """Versions with linked notes only (``GenerationRules.linked_notes``)."""
 
     @cached_property
     def emotion_words(self) -> dict[str, EmotionWord]:

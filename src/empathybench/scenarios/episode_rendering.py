@@ -19,6 +19,7 @@ from empathybench.scenarios.episode_models import (
     CrisisLine,
     Episode,
     EpisodeTemplateSet,
+    Links,
     Person,
     Role,
 )
@@ -29,6 +30,7 @@ from empathybench.scenarios.episode_space import (
     resolved_roles,
     story_frames_for,
 )
+from empathybench.scenarios.episode_versions import GENERATION_RULES
 from empathybench.scenarios.space import Frame
 
 T = TypeVar("T")
@@ -124,6 +126,47 @@ def _choice(options: list[T], digit: int) -> T:
     return options[digit % len(options)]
 
 
+def _linked_turns(
+    episode: Episode,
+    cast: dict[str, Person],
+    refs: dict[str, int],
+    digits: dict[str, int],
+    focus: str,
+    extra: str,
+    links: Links,
+) -> list[tuple[str, str]]:
+    """The scene of a version with linked notes (``GenerationRules.linked_notes``).
+
+    The intro names the three people in an order drawn apart from their roles; in the
+    speaking order each person says only their number; then the notes the helper already
+    has, one per number in ascending order: each person's own phrasing, with the statement
+    or story turn of the person asked about, if any. The cue digits (cues are not shown:
+    they name a person and show their feeling) draw the name order, the notes' header and
+    each person's phrasing of their number.
+    """
+    first = digits["cue_a"]
+    order = _ORDERS[first % len(_ORDERS)]
+    named = {role: cast[ROLE_NAMES[order[i]]] for i, role in enumerate(ROLE_NAMES)}
+    intro = _choice(links.intros_for(episode), digits["intro"])
+    turns: list[tuple[str, str]] = [("narration", fill(intro, slot_values(named)))]
+    headers = links.headers[episode.channel]
+    header = headers[(first // len(_ORDERS)) % len(headers)]
+    arrival_digits = {"a": first // (len(_ORDERS) * 2), "b": digits["cue_b"], "c": digits["cue_c"]}
+    slots = slot_values(cast, refs)
+    notes: dict[str, str] = {}
+    for position in _ORDERS[digits["order"]]:
+        role_name = ROLE_NAMES[position]
+        arrival = _choice(links.arrivals, arrival_digits[role_name])
+        turns.append((cast[role_name].name, arrival.replace("{ref}", str(refs[role_name]))))
+        lines = episode.roles[role_name].lines
+        note = _format(lines[digits[f"line_{role_name}"] % len(lines)]).format_map(slots)
+        notes[role_name] = f"{note} {extra}" if role_name == focus and extra else note
+    turns.append(("narration", header))
+    for role_name in sorted(ROLE_NAMES, key=refs.__getitem__):
+        turns.append(("narration", f'{refs[role_name]}: "{notes[role_name]}"'))
+    return turns
+
+
 def needs_text(role: Role, help_needed: bool, done: bool = False, why: str = "") -> str:
     """Whether one person needs help, as the judge is told it. ``help_needed`` is the final
     key: an added belief, crisis statement or story request (``why``) can make a person need
@@ -169,6 +212,9 @@ def build_episode_record(
     refs: dict[str, int] | None = None
     board_turn: tuple[str, str] | None = None
     resolved: tuple[str, ...] = ()
+    links = templates.links if GENERATION_RULES[templates.version].linked_notes else None
+    if links is not None:
+        refs = dict(zip(ROLE_NAMES, request_numbers(digits["refs"]), strict=True))
     if episode.board is not None:
         mask = frame.parts.get("resolved", digits["resolved"])
         assert isinstance(mask, int)
@@ -272,7 +318,10 @@ def build_episode_record(
         ("narration", fill(_choice(episode.intro, digits["intro"]), slots))
     ]
     visible = episode.visible
-    for position in _ORDERS[digits["order"]]:
+    if links is not None:
+        assert refs is not None
+        turns = _linked_turns(episode, cast, refs, digits, focus, extra, links)
+    for position in _ORDERS[digits["order"]] if links is None else ():
         role_name = ROLE_NAMES[position]
         role = roles[role_name]
         cue_key, line_key = _DIGIT_KEYS[role_name]

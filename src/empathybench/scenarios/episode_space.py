@@ -363,6 +363,7 @@ def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
     """How many different prompts each kind can produce (the real choices, not radices)."""
     templates = load_episode_templates(template_version)
     people = _people_radix(templates)
+    links = templates.links if GENERATION_RULES[template_version].linked_notes else None
     counts: dict[ScenarioKind, int] = {}
     for kind, space in build_episode_space(template_version).items():
         total = 0
@@ -377,7 +378,13 @@ def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
                 2,
                 *(len(episode.roles[role].lines) for role in ROLE_NAMES),
             ]
-            if episode.visible:
+            if links is not None:  # no cues; intros and numbers for everyone; see rendering
+                choices[2] = len(links.intros_for(episode))
+                choices += [ORDERS, len(links.headers[episode.channel])]
+                choices += [len(links.arrivals)] * 3
+                if not episode.board:
+                    choices.append(REF_RADIX)
+            elif episode.visible:
                 choices += [len(episode.roles[role].cues) + 1 for role in ROLE_NAMES]
             if episode.board:
                 choices += [len(episode.board.resolved), REF_RADIX]

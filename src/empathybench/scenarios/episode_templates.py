@@ -20,10 +20,12 @@ import yaml
 
 from empathybench.scenarios.episode_checks import check_episode_templates
 from empathybench.scenarios.episode_models import EpisodeTemplateSet
-from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
+from empathybench.scenarios.episode_versions import CONTENT_FROM, NEWEST_EPISODE_VERSION
 from empathybench.scenarios.templates import TemplateError, template_dir
 
 BANK_FILES = ("emotions.yaml", "people.yaml", "beliefs.yaml", "crisis.yaml", "roleplay.yaml")
+LINK_FILES = ("links.yaml",)
+"""A version that re-renders another's content (``CONTENT_FROM``) holds only these."""
 EPISODE_DIR = "episodes"
 
 
@@ -34,14 +36,20 @@ def _yaml(path: Path) -> object:
         raise TemplateError(f"{path}: cannot read template file: {error}") from error
 
 
+def content_dir(version: str) -> Path:
+    """Where a version's banks and episodes live: its own directory, or that of the version
+    it re-renders."""
+    return template_dir(CONTENT_FROM.get(version, version))
+
+
 def episode_files(version: str) -> list[Path]:
-    directory = template_dir(version) / EPISODE_DIR
-    return sorted(directory.glob("*.yaml"))
+    return sorted((content_dir(version) / EPISODE_DIR).glob("*.yaml"))
 
 
 def _template_files(version: str) -> list[Path]:
-    directory = template_dir(version)
-    return [directory / name for name in BANK_FILES] + episode_files(version)
+    directory = content_dir(version)
+    own = [template_dir(version) / name for name in LINK_FILES] if version in CONTENT_FROM else []
+    return [directory / name for name in BANK_FILES] + episode_files(version) + own
 
 
 def _merge(version: str, paths: Iterable[Path]) -> dict[str, object]:
@@ -82,7 +90,8 @@ def episode_templates_sha256(version: str = NEWEST_EPISODE_VERSION) -> str:
     digest = hashlib.sha256()
     root = template_dir(version)
     for path in _template_files(version):
-        digest.update(str(path.relative_to(root)).encode())
+        name = path.relative_to(root if path.is_relative_to(root) else content_dir(version))
+        digest.update(str(name).encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")
@@ -90,7 +99,7 @@ def episode_templates_sha256(version: str = NEWEST_EPISODE_VERSION) -> str:
 
 
 def _load_one_file(version: str, path: Path) -> EpisodeTemplateSet:
-    directory = template_dir(version)
+    directory = content_dir(version)
     merged = _merge(version, [directory / "emotions.yaml", directory / "people.yaml", path])
     for section in ("beliefs", "crisis_lines", "story_frames", "story_characters"):
         merged.setdefault(section, [])
@@ -112,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             templates = _load_one_file(args.version, args.file)
             problems = check_episode_templates(templates, banks=False)
         elif args.banks:
-            directory = template_dir(args.version)
+            directory = content_dir(args.version)
             merged = _merge(args.version, [directory / name for name in BANK_FILES])
             templates = EpisodeTemplateSet.model_validate(merged)
             problems = check_episode_templates(templates)
