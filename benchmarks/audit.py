@@ -6,7 +6,7 @@ table and writes benchmarks/results/audit.json (summary rows plus the full repor
 
     python benchmarks/audit.py [--train-n 3000] [--fresh-n 1000] [--fresh-seed 2025 ...]
                                [--versions v1 v2 v3]
-                               [--standard standard-v1 standard-v2 standard-v3 standard-v4]
+                               [--standard standard-v1 ... standard-v5]
                                [--no-standard] [--train-seed N] [--out FILE]
 
 ``--versions`` with no value audits no fresh set (only the bundled suites).
@@ -71,7 +71,7 @@ def main() -> None:
     parser.add_argument(
         "--standard",
         nargs="+",
-        default=["standard-v1", "standard-v2", "standard-v3", "standard-v4"],
+        default=["standard-v1", "standard-v2", "standard-v3", "standard-v4", "standard-v5"],
         help="bundled suites to audit",
     )
     parser.add_argument("--no-standard", action="store_true", help="skip the bundled suites")

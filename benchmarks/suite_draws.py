@@ -6,7 +6,7 @@ of group items only, large enough that the "who" question's chance level is meas
 than sampled from 120 items. Baselines are trained as ``benchmarks/audit.py`` trains them.
 Prints a table and writes benchmarks/results/suite_draws_<recipe>.json.
 
-    python benchmarks/suite_draws.py [--recipe standard-v4] [--seeds 101 ... 110]
+    python benchmarks/suite_draws.py [--recipe standard-v5] [--seeds 101 ... 110]
                                      [--group-n 1000] [--group-seeds 7001 7002]
 """
 
@@ -43,7 +43,7 @@ def summary(report: AuditReport) -> dict[str, dict[str, object]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--recipe", default="standard-v4")
+    parser.add_argument("--recipe", default="standard-v5")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(101, 111)))
     parser.add_argument("--group-n", type=int, default=1000)
     parser.add_argument("--group-seeds", type=int, nargs="*", default=[7001, 7002])

@@ -1,11 +1,10 @@
 """The shortcut audit on the newest template version, as CI runs it.
 
-The baselines that read the whole scene must stay near chance on the emotion and who
-questions (who needs help in a group is read off a board of numbered requests, across lines),
-and help at most the majority plus 5 points (from v3 on board episodes ask about one person
-as well, so an episode's identity no longer gives the help answer). The asked-person
-baseline fails emotion and help on every episode version so far; the test pins that too, so
-the version that fixes it has to say so here.
+Every baseline, the asked-person one included, must stay near chance on the emotion and who
+questions, and help at most the majority plus 5 points. Up to v4 the asked-person baseline
+read 0.98-0.99 of emotion keys (each person's lines belonged to one role); from v5 a
+person's words are a note under their request number and they say only the number, so it
+reads no more than the whole-scene baselines do (0.35-0.41 on ten fresh seeds).
 """
 
 from __future__ import annotations
@@ -20,14 +19,12 @@ from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import generate
 
 ASKED = "asked-person"
-"""The baseline that reads only the lines of the person the question names: every person's
-lines belong to one role with one emotion and one help answer, so it memorises them (0.96 on
-standard-v4's emotion items). A known, open failure of v2 to v4 (docs/audit.md)."""
 
 
-def _best_without_asked(question: QuestionAudit) -> float:
-    values = [b.overall.accuracy for b in question.baselines if b.name != ASKED]
-    return max(v for v in values if v is not None)
+def _baseline(question: QuestionAudit, name: str) -> float:
+    value = next(b for b in question.baselines if b.name == name).overall.accuracy
+    assert value is not None
+    return value
 
 
 @pytest.mark.slow
@@ -35,20 +32,15 @@ def test_surface_baselines_stay_near_chance_on_the_newest_templates() -> None:
     items = tuple(generate(600, 90210, template_version=NEWEST_EPISODE_VERSION))
     suite = Suite(name=f"fresh-{NEWEST_EPISODE_VERSION}", sha256="0" * 64, scenarios=items)
     report = audit_suite(suite, train_n=2000, train_seed=4242)
-    emotion = next(q for q in report.questions if q.question == "emotion")
-    help_ = next(q for q in report.questions if q.question == "help")
-    # The baselines that read the whole scene: v3 measured emotion 0.412 (limit 0.43), help
-    # 0.623 by the scene lookup (majority 0.58, limit 0.63), who 0.292 (chance 0.25; before
-    # board episodes a per-person bag of words got 1.0). On 1,000-item sets they fail
-    # emotion or help on about one seed in ten (docs/audit.md): this seed passes, so the
-    # test pins the version against getting worse, not a clean bill.
-    assert _best_without_asked(emotion) <= EMOTION_MAX_ACCURACY, emotion
-    assert _best_without_asked(help_) <= help_.limit, help_
-    who = next(q for q in report.questions if q.question == "who")
+    questions = {q.question: q for q in report.questions}
+    emotion, help_, who = questions["emotion"], questions["help"], questions["who"]
+    # v5 on ten fresh 1,000-item sets: emotion 0.377-0.442 (one seed of ten over, by the
+    # whole-scene bag of words, as v4 on the same seed), help within the limit on all ten,
+    # who 0.258-0.325. This seed passes, so the test pins the version against getting
+    # worse, not a clean bill.
+    assert emotion.passed and emotion.best_accuracy <= EMOTION_MAX_ACCURACY, emotion
+    assert help_.passed, help_
     assert who.passed, who
-    # Known and open: the asked person's own lines give their emotion and help answer by
-    # lookup, so the audit fails both questions. When a template version fixes that, these
-    # flip: replace them by `emotion.passed` and `help_.passed`.
-    asked = {q.question: next(b for b in q.baselines if b.name == ASKED) for q in (emotion, help_)}
-    assert asked["emotion"].overall.accuracy > 0.9 and not emotion.passed, emotion
-    assert asked["help"].overall.accuracy > help_.limit and not help_.passed, help_
+    # The asked person's own lines: v2-v4 read 0.98-0.99 of emotion keys from them.
+    assert _baseline(emotion, ASKED) <= EMOTION_MAX_ACCURACY, emotion
+    assert _baseline(help_, ASKED) <= help_.limit, help_

@@ -173,7 +173,7 @@ def test_gguf_path_and_bad_batch_size(tmp_path: Path) -> None:
 
 
 def test_guided_run_end_to_end_on_the_bundled_model(tmp_path: Path) -> None:
-    """``empathybench run`` on local/smollm2: the default suite (standard-v4), guided by
+    """``empathybench run`` on local/smollm2: the default suite (standard-v5), guided by
     default, every answer in format; a group item also names a person (or nobody)."""
     import json
 
@@ -181,14 +181,14 @@ def test_guided_run_end_to_end_on_the_bundled_model(tmp_path: Path) -> None:
     from empathybench.scenarios.suites import DEFAULT_SUITE, load_suite
     from tests.fakes.cli_process import run_cli
 
-    # The first nine items of the default suite (no group item among them in standard-v4).
+    # The first nine items of the default suite (a group item is also run on its own below).
     result = run_cli(
         "run", "--limit", "9", "--no-progress", "--no-judge", "--run-dir", "r", cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert manifest["answer_mode"] == "guided" and manifest["status"] == "complete"
-    assert DEFAULT_SUITE == "standard-v4"
+    assert DEFAULT_SUITE == "standard-v5"
     scenarios = {s.id: s for s in load_suite(DEFAULT_SUITE).scenarios}
     lines = (tmp_path / "r" / "responses.jsonl").read_text().splitlines()
     assert len(lines) == 9

@@ -11,6 +11,7 @@ from empathybench.scenarios.standard import (
     STANDARD_V2,
     STANDARD_V3,
     STANDARD_V4,
+    STANDARD_V5,
     SuiteRecipe,
     build_suite,
 )
@@ -31,6 +32,7 @@ RELEASED_SHA256 = {
     "standard-v2": "8be7606430f816db2aee11e4c3a3b7fab396b17c71165b042eecd69eee862f79",
     "standard-v3": "2541c6bfe01b415715d8f4c380ad0b10d24077c0f415bad8f4a6406711e2adb0",
     "standard-v4": "8581a24a62d9f6e5885ab62e040f18ecbc356d78f4d69509c501ca404df9c61e",
+    "standard-v5": "18f8d1b58bfaa86a2ddffe97e24805d7b6f0d5c0286dd37b80fa2f8035841af8",
 }
 
 
@@ -79,11 +81,13 @@ def test_standard_v1_is_valid() -> None:
 
 
 def test_the_newest_episode_suite_is_the_default() -> None:
-    assert DEFAULT_SUITE == STANDARD_V4.name == "standard-v4"
-    assert STANDARD_V4.template_version == NEWEST_EPISODE_VERSION
+    assert DEFAULT_SUITE == STANDARD_V5.name == "standard-v5"
+    assert STANDARD_V5.template_version == NEWEST_EPISODE_VERSION
 
 
-@pytest.mark.parametrize("recipe", [STANDARD_V2, STANDARD_V3, STANDARD_V4], ids=lambda r: r.name)
+@pytest.mark.parametrize(
+    "recipe", [STANDARD_V2, STANDARD_V3, STANDARD_V4, STANDARD_V5], ids=lambda r: r.name
+)
 def test_episode_suite_templates_are_unchanged(recipe: SuiteRecipe) -> None:
     info = bundled_suites()[recipe.name]
     assert info.template_version == recipe.template_version
@@ -92,8 +96,8 @@ def test_episode_suite_templates_are_unchanged(recipe: SuiteRecipe) -> None:
 
 @pytest.mark.parametrize(
     ("recipe", "seed"),
-    [(STANDARD_V2, 2718), (STANDARD_V3, 1618), (STANDARD_V4, 1414)],
-    ids=["standard-v2", "standard-v3", "standard-v4"],
+    [(STANDARD_V2, 2718), (STANDARD_V3, 1618), (STANDARD_V4, 1414), (STANDARD_V5, 5151)],
+    ids=["standard-v2", "standard-v3", "standard-v4", "standard-v5"],
 )
 def test_episode_suite_recipe_and_composition(recipe: SuiteRecipe, seed: int) -> None:
     assert (recipe.n, recipe.seed, recipe.mix, recipe.per_family) == (
@@ -119,7 +123,7 @@ def test_episode_suite_recipe_and_composition(recipe: SuiteRecipe, seed: int) ->
     assert 0.40 <= sum(s.expected.help_needed for s in suite.scenarios) / 100 <= 0.60
 
 
-@pytest.mark.parametrize("name", ["standard-v2", "standard-v3", "standard-v4"])
+@pytest.mark.parametrize("name", ["standard-v2", "standard-v3", "standard-v4", "standard-v5"])
 def test_episode_suite_is_valid(name: str) -> None:
     report = validate_file(suites_dir() / bundled_suites()[name].file)
     assert report.ok, report.problems[:5]

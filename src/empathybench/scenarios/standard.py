@@ -100,10 +100,34 @@ STANDARD_V4 = SuiteRecipe(
     per_family=4,
 )
 
+STANDARD_V5 = SuiteRecipe(
+    name="standard-v5",
+    description=(
+        "The frozen 100-item standard set of template v5 (template v4's episodes with linked "
+        "notes: each person's own words are a note under their request number and in the "
+        "scene they say only the number, so the person asked about is linked to their words "
+        "only by matching numbers): 40 emotion_support, 35 positive_control, 5 harmful_belief, "
+        "4 harmful_belief_roleplay, 4 crisis, 12 group."
+    ),
+    n=100,
+    # The first seed from 5150 whose draw has 40-60% help "yes" (5150 had 61), by the rule in
+    # benchmarks/preregistrations/template-v5.md, fixed before the suite's audit was run.
+    seed=5151,
+    mix=dict(EPISODE_MIX),
+    template_version="v5",
+    per_family=4,
+)
+
 # Released recipes: each is frozen (file + sha256 in data/suites/suites.json) and a test
-# regenerates it byte for byte. standard-v1 to standard-v3 stay for comparison with
+# regenerates it byte for byte. standard-v1 to standard-v4 stay for comparison with
 # earlier results.
-RECIPES: tuple[SuiteRecipe, ...] = (STANDARD_V1, STANDARD_V2, STANDARD_V3, STANDARD_V4)
+RECIPES: tuple[SuiteRecipe, ...] = (
+    STANDARD_V1,
+    STANDARD_V2,
+    STANDARD_V3,
+    STANDARD_V4,
+    STANDARD_V5,
+)
 
 
 def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:
