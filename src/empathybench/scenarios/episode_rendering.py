@@ -130,6 +130,7 @@ def _linked_turns(
     episode: Episode,
     cast: dict[str, Person],
     refs: dict[str, int],
+    slots: dict[str, str],
     digits: dict[str, int],
     focus: str,
     extra: str,
@@ -146,13 +147,13 @@ def _linked_turns(
     """
     first = digits["cue_a"]
     order = _ORDERS[first % len(_ORDERS)]
-    named = {role: cast[ROLE_NAMES[order[i]]] for i, role in enumerate(ROLE_NAMES)}
+    # Intros hold name slots only (``Links.intros_for``), so names are all they need.
+    named = {role: cast[ROLE_NAMES[order[i]]].name for i, role in enumerate(ROLE_NAMES)}
     intro = _choice(links.intros_for(episode), digits["intro"])
-    turns: list[tuple[str, str]] = [("narration", fill(intro, slot_values(named)))]
+    turns: list[tuple[str, str]] = [("narration", _format(intro).format_map(named))]
     headers = links.headers[episode.channel]
     header = headers[(first // len(_ORDERS)) % len(headers)]
     arrival_digits = {"a": first // (len(_ORDERS) * 2), "b": digits["cue_b"], "c": digits["cue_c"]}
-    slots = slot_values(cast, refs)
     notes: dict[str, str] = {}
     for position in _ORDERS[digits["order"]]:
         role_name = ROLE_NAMES[position]
@@ -314,13 +315,13 @@ def build_episode_record(
     negative = templates.emotion_words[reply_role.emotion].valence
 
     slots = slot_values(cast, refs)
-    turns: list[tuple[str, str]] = [
-        ("narration", fill(_choice(episode.intro, digits["intro"]), slots))
-    ]
     visible = episode.visible
+    turns: list[tuple[str, str]]
     if links is not None:
         assert refs is not None
-        turns = _linked_turns(episode, cast, refs, digits, focus, extra, links)
+        turns = _linked_turns(episode, cast, refs, slots, digits, focus, extra, links)
+    else:
+        turns = [("narration", fill(_choice(episode.intro, digits["intro"]), slots))]
     for position in _ORDERS[digits["order"]] if links is None else ():
         role_name = ROLE_NAMES[position]
         role = roles[role_name]
