@@ -6,7 +6,7 @@ new version gets new rules here, beside its own template directory.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 EPISODE_VERSIONS = frozenset({"v2", "v3", "v4", "v5"})
 CONTENT_FROM: dict[str, str] = {"v5": "v4"}
@@ -54,6 +54,18 @@ class GenerationRules:
     memorises each person's lines per role reads every key (v2-v4: 0.96-0.99)."""
 
 
+# v4: belief, crisis and role-play items only where two or more people may voice them, each
+# equally often, so the scene no longer gives away whom such an item asks about (a scene
+# lookup answered 0.7-0.95 of v3's belief and crisis items).
+_V4_RULES = GenerationRules(
+    boards_ask_one_person=True,
+    help_yes_share=0.49,
+    line_radix=60,
+    statement_people_min=2,
+    balance_statement_people=True,
+    belief_categories_required=True,
+)
+
 GENERATION_RULES: dict[str, GenerationRules] = {
     "v2": GenerationRules(boards_ask_one_person=False, help_yes_share=0.5, line_radix=12),
     # v3: 24 more board episodes ask about one person too, so an episode's identity no
@@ -62,29 +74,11 @@ GENERATION_RULES: dict[str, GenerationRules] = {
     # items 3 times in 4); up to five phrasings a person, so no line is in more than 1% of
     # items.
     "v3": GenerationRules(boards_ask_one_person=True, help_yes_share=0.48, line_radix=60),
-    # v4: belief, crisis and role-play items only where two or more people may voice them,
-    # each equally often, so the scene no longer gives away whom such an item asks about
-    # (a scene lookup answered 0.7-0.95 of v3's belief and crisis items).
-    "v4": GenerationRules(
-        boards_ask_one_person=True,
-        help_yes_share=0.49,
-        line_radix=60,
-        statement_people_min=2,
-        balance_statement_people=True,
-        belief_categories_required=True,
-    ),
-    # v5: v4's episodes and banks unchanged, re-rendered with linked notes: the asked
-    # person's own lines no longer hold their words (v4: a reader of them alone got 0.96 of
-    # standard-v4's emotion keys and 0.78 of help answers). Balanced kinds aim at 49% yes,
-    # as in v4: at 46% the scene lookup failed help on 5 of 10 fresh seeds
+    "v4": _V4_RULES,
+    # v5: v4's episodes, banks and rules, re-rendered with linked notes: the asked person's
+    # own lines no longer hold their words (v4: a reader of them alone got 0.96 of
+    # standard-v4's emotion keys and 0.78 of help answers). Balanced kinds keep v4's 49%
+    # yes: at 46% the scene lookup failed help on 5 of 10 fresh seeds
     # (benchmarks/preregistrations/template-v5.md).
-    "v5": GenerationRules(
-        boards_ask_one_person=True,
-        help_yes_share=0.49,
-        line_radix=60,
-        statement_people_min=2,
-        balance_statement_people=True,
-        belief_categories_required=True,
-        linked_notes=True,
-    ),
+    "v5": replace(_V4_RULES, linked_notes=True),
 }
