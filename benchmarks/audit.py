@@ -20,14 +20,44 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
 import time
 from pathlib import Path
 
 from empathybench.audit import AuditReport, audit_suite
 from empathybench.audit.limits import DEFAULT_TRAIN_N, DEFAULT_TRAIN_SEED
 from empathybench.records import Suite
+from empathybench.scenarios.episode_templates import episode_templates_sha256
+from empathybench.scenarios.episode_versions import EPISODE_VERSIONS
 from empathybench.scenarios.generator import generate
 from empathybench.scenarios.suites import load_suite
+from empathybench.scenarios.templates import templates_sha256
+
+
+def _commit() -> str:
+    """The checkout's commit, with ``+dirty`` when files differ from it (so a result names
+    the code that made it)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{commit}+dirty" if dirty else commit
+
+
+def template_hash(version: str) -> str:
+    if version in EPISODE_VERSIONS:
+        return episode_templates_sha256(version)
+    return templates_sha256(version)
 
 
 def timed_audit(suite: Suite, train_n: int, train_seed: int) -> tuple[AuditReport, float]:
@@ -121,6 +151,11 @@ def main() -> None:
                 "python": platform.python_version(),
                 "train_n": args.train_n,
                 "train_seed": args.train_seed,
+                "git_commit": _commit(),
+                "template_sha256": {
+                    report["template_version"]: template_hash(report["template_version"])
+                    for report in reports
+                },
                 "results": results,
                 "reports": reports,
             },

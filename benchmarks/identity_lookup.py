@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--version", default="v4")
     parser.add_argument("--train-n", type=int, default=DEFAULT_TRAIN_N)
     parser.add_argument("--seeds", type=int, nargs="+", default=[2025, 8086, 5, 77, 31415])
-    parser.add_argument("--suite", default="standard-v5")
+    parser.add_argument("--suite", default="standard-v4")
     args = parser.parse_args()
     train = list(generate_records(args.train_n, DEFAULT_TRAIN_SEED, template_version=args.version))
     sets = {

@@ -11,7 +11,7 @@ import pytest
 
 from empathybench.audit.baseline import Baseline
 from empathybench.audit.keys import NO, NOBODY, YES
-from empathybench.audit.ngram import NgramAsked, NgramChoice, NgramWho
+from empathybench.audit.ngram import NgramAsked, NgramChoice, NgramLinkedNote, NgramWho
 from empathybench.audit.rules import (
     AlwaysYes,
     CueLines,
@@ -30,6 +30,7 @@ from empathybench.audit.rules import (
 from empathybench.audit.scene_lookup import SceneLookup
 from empathybench.audit.suite_audit import make_baselines
 from empathybench.audit.visible import VisibleItem
+from empathybench.records import Scenario
 from tests.fakes.audit_items import scene, view, who_view
 
 ORDERS = [("joy", "fear", "anger"), ("anger", "joy", "fear"), ("fear", "anger", "joy")]
@@ -112,6 +113,55 @@ def asked_help_case() -> Case:
         view(scene([("Eve", HELP_CUES[NO]), ("Fay", HELP_CUES[YES])], asked="Eve"), (YES, NO)),
     ]
     return Case(NgramAsked, test, [YES, NO], *_asked_pairs(HELP_CUES, (YES, NO)))
+
+
+def _linked_scene(
+    people: tuple[str, str, str], numbers: tuple[int, int, int], notes: list[str], asked: str
+) -> Scenario:
+    """v5's form: each person says only their number; the notes follow, by number."""
+    lines = [(person, f"I'm {number}.") for person, number in zip(people, numbers, strict=True)]
+    filed = sorted(zip(numbers, notes, strict=True))
+    lines += [("narration", f'{number}: "{note}"') for number, note in filed]
+    return scene(lines, asked=asked)
+
+
+def _linked_training(
+    cues: dict[str, str], candidates: tuple[str, ...] | None
+) -> tuple[list[VisibleItem], list[str]]:
+    train, keys = [], []
+    keyed = list(cues)
+    for i in range(12):
+        people = ("Ana", "Ben", "Cyd")
+        numbers = (100 + 37 * i, 300 + 11 * i, 700 - 13 * i)
+        notes = [cues[keyed[(i + j) % len(keyed)]] for j in range(3)]
+        asked = people[i % 3]
+        train.append(view(_linked_scene(people, numbers, notes, asked), candidates))
+        keys.append(keyed[(i + i % 3) % len(keyed)])
+    return train, keys
+
+
+def linked_case(cues: dict[str, str], candidates: tuple[str, ...] | None) -> Case:
+    """Every note is in every test scene; only the number the asked person says picks the
+    note (and so the key), whatever order people speak in."""
+    test, expected = [], []
+    keyed = list(cues)
+    for i, key in enumerate(keyed):
+        notes = [cues[key], *(cues[k] for k in keyed if k != key)][:3]
+        while len(notes) < 3:
+            notes.append(cues[keyed[-1 - len(notes) % len(keyed)]])
+        people = ("Gus", "Eve", "Fay")[i % 3 :] + ("Gus", "Eve", "Fay")[: i % 3]
+        numbers = (905 - i, 150 + i, 480 + i)
+        eve = people.index("Eve")
+        numbers_for_notes = (numbers[eve], *(n for j, n in enumerate(numbers) if j != eve))
+        scenario = _linked_scene(
+            ("Eve", *(p for p in people if p != "Eve")),  # type: ignore[arg-type]
+            numbers_for_notes,  # type: ignore[arg-type]
+            notes,
+            asked="Eve",
+        )
+        test.append(view(scenario, candidates))
+        expected.append(key)
+    return Case(NgramLinkedNote, test, expected, *_linked_training(cues, candidates))
 
 
 def _group(lines: list[tuple[str, str]], names: list[str]) -> VisibleItem:
@@ -251,6 +301,7 @@ def scene_lookup_case(help_question: bool) -> Case:
 CASES: dict[str, Callable[[], Case]] = {
     "emotion/ngram": lambda: emotion_cue_case(NgramChoice),
     "emotion/asked-person": asked_emotion_case,
+    "emotion/linked-note": lambda: linked_case(EMOTION_CUES, None),
     "emotion/cue-lines": lambda: emotion_cue_case(CueLines),
     "emotion/valence": valence_case,
     "emotion/scene-lookup": lambda: scene_lookup_case(help_question=False),
@@ -259,6 +310,7 @@ CASES: dict[str, Callable[[], Case]] = {
     "emotion/shortest-option": lambda: option_length_case(False),
     "help/ngram": lambda: help_cue_case(NgramChoice),
     "help/asked-person": asked_help_case,
+    "help/linked-note": lambda: linked_case(HELP_CUES, (YES, NO)),
     "help/cue-lines": lambda: help_cue_case(CueLines),
     "help/scene-lookup": lambda: scene_lookup_case(help_question=True),
     "help/valence": lambda: help_rule_case(ValenceHelp, [YES, NO, NO]),

@@ -151,6 +151,11 @@ def test_links_are_checked() -> None:
     )
     problems = check_episode_templates(templates.model_copy(update={"links": personal}))
     assert any("only name slots" in p for p in problems), problems
+    numbered = links.model_copy(
+        update={"intros": {"bd_parcels_driver": ["{a}, {b} and {c} wait; {a:ref} is called."]}}
+    )
+    problems = check_episode_templates(templates.model_copy(update={"links": numbered}))
+    assert any("a number slot in an intro" in p for p in problems), problems
     missing = check_episode_templates(templates.model_copy(update={"links": None}))
     assert any("needs links.yaml" in p for p in missing), missing
     v4 = load_episode_templates("v4")

@@ -4,7 +4,9 @@
 picks the item's candidate with the highest predicted probability (a candidate never seen
 as a key in training scores 0). ``NgramAsked`` (emotion, help) learns it from the lines of
 the person the prompt asks about alone (their name as SELF, the others as OTHER): what a
-reader who looks only at that person's words and memorises them gets. ``NgramWho`` scores
+reader who looks only at that person's words and memorises them gets. ``NgramLinkedNote``
+(emotion, help) reads the note filed under the number the asked person says (template v5
+puts each person's words there): a reader that links, then memorises. ``NgramWho`` scores
 each person of a group item from the lines that person says or is named in (their name as
 SELF, the others as OTHER), and asks a second classifier, over the whole scene, whether
 nobody needs help.
@@ -12,6 +14,7 @@ nobody needs help.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -122,6 +125,45 @@ class NgramAsked(NgramChoice):
 
     def _readable(self, item: VisibleItem) -> bool:
         return item.asked is not None
+
+
+NOTE_LINE = re.compile(r'^(\d{3}): "')
+NUMBER = re.compile(r"\b\d{3}\b")
+
+
+def _linked_note_text(item: VisibleItem, person: str) -> str:
+    """The notes filed under a number the person says (template v5's linked notes), with
+    numbers replaced by one token: empty where the person says no note's number."""
+    said = {n for line in item.lines if line.speaker == person for n in NUMBER.findall(line.text)}
+    notes = [
+        line.text
+        for line in item.lines
+        if line.speaker is None and (match := NOTE_LINE.match(line.text)) and match[1] in said
+    ]
+    return NUMBER.sub("xnum", "\n".join(item.masked(text, person) for text in notes))
+
+
+class NgramLinkedNote(NgramChoice):
+    name = "linked-note"
+    description = (
+        "TF-IDF + logistic regression on the note filed under the number the asked person "
+        "says (a reader that links numbers, then memorises; template v5)"
+    )
+
+    def _text(self, item: VisibleItem) -> str:
+        return _linked_note_text(item, item.asked) if item.asked is not None else ""
+
+    def _readable(self, item: VisibleItem) -> bool:
+        return bool(self._text(item))
+
+    def fit(self, items: Sequence[VisibleItem], keys: Sequence[str]) -> None:
+        """Learns from the items that have a linked note (none before v5: the prior)."""
+        check_training(items, keys)
+        self._prior = Counter(keys)
+        pairs = [
+            (text, key) for item, key in zip(items, keys, strict=True) if (text := self._text(item))
+        ]
+        self._classifier.fit([text for text, _ in pairs], [key for _, key in pairs])
 
 
 def _people(item: VisibleItem) -> list[str]:

@@ -40,7 +40,7 @@ from empathybench.audit.limits import (
     WHO_MAX_MARGIN,
     min_items,
 )
-from empathybench.audit.ngram import NgramAsked, NgramChoice, NgramWho
+from empathybench.audit.ngram import NgramAsked, NgramChoice, NgramLinkedNote, NgramWho
 from empathybench.audit.results import (
     Accuracy,
     AuditReport,
@@ -149,6 +149,7 @@ def make_baselines(question: Question, valences: dict[str, str]) -> list[Baselin
         return [
             NgramChoice(),
             NgramAsked(),
+            NgramLinkedNote(),
             CueLines(),
             ValenceEmotion(valences),
             SceneLookup(),
@@ -160,6 +161,7 @@ def make_baselines(question: Question, valences: dict[str, str]) -> list[Baselin
         return [
             NgramChoice(),
             NgramAsked(),
+            NgramLinkedNote(),
             CueLines(),
             SceneLookup(),
             ValenceHelp(),

@@ -356,8 +356,15 @@ class _Checker:
                 if PERSONAL_SLOT.search(intro):
                     self.problems.append(f"links intro ({episode_id}): only name slots: {intro!r}")
         for episode in templates.episodes:
-            if not links.intros_for(episode):
+            intros = links.intros_for(episode)
+            if not intros:
                 self.problems.append(f"{episode.id}: no intro that only names the people")
+            self.even_draw(
+                f"{episode.id} intros drawn with linked notes", len(intros), CHOICE_RADIX
+            )
+            for intro in intros:
+                if re.search(r"\{[abc]:ref\}", intro):
+                    self.problems.append(f"{episode.id}: a number slot in an intro: {intro!r}")
 
 
 def check_episode_templates(templates: EpisodeTemplateSet, banks: bool = True) -> list[str]:
