@@ -77,8 +77,9 @@ GENERATION_RULES: dict[str, GenerationRules] = {
     "v4": _V4_RULES,
     # v5: v4's episodes, banks and rules, re-rendered with linked notes: the asked person's
     # own lines no longer hold their words (v4: a reader of them alone got 0.96 of
-    # standard-v4's emotion keys and 0.78 of help answers). Balanced kinds keep v4's 49%
-    # yes: at 46% the scene lookup failed help on 5 of 10 fresh seeds
-    # (benchmarks/preregistrations/template-v5.md).
+    # standard-v4's emotion keys and 0.79 of help answers). A reader that follows the
+    # number to the note reads v5's keys as well (the audit's linked-note baseline).
+    # Balanced kinds keep v4's 49% yes: at 46% the scene lookup failed help on 5 of 10
+    # fresh seeds (benchmarks/preregistrations/template-v5.md).
     "v5": replace(_V4_RULES, linked_notes=True),
 }
