@@ -15,9 +15,12 @@ benchmarks/results/guided_answers.json):
   scored as the letter (``B``), letter and text (``B) sad``) or text (``sad``), each summed
   or averaged per token (the person of a group item is given as the key's, so only the
   emotion choice varies; one prefill per item, the nine continuations scored together).
-- ``runs DIR…``: finished standard-v1 run directories: share of EMOTION and NEEDS_HELP
+- ``runs DIR…``: finished run directories (any suite): share of EMOTION and NEEDS_HELP
   answers parsed, share of outputs with a real reply of at least 5 words (the parsed REPLY,
-  else what is left after field and option lines), emotion and help accuracy, wall time.
+  else what is left after field and option lines), emotion and help accuracy, wall time;
+  outputs the no-reply rule catches, and **near copies**: replies the rule passes whose first
+  sentence shares at least half of its word bigrams with one quoted line of the scene (a ban
+  on copying could turn a copy into a near copy the rule misses), with their ids.
 
 CPU seconds and the load average are recorded: other processes on a small machine change
 wall times a lot.
@@ -241,8 +244,29 @@ def reply_of(text: str, parsed_reply: str | None) -> str:
     return " ".join(x for x in lines if not _FIELD_LINE.match(x) and not _OPTION_LINE.match(x))
 
 
+_QUOTED = re.compile(r'"([^"\n]{3,})"')
+
+
+def near_copy(reply: str, prompt: str) -> bool:
+    """The reply's first sentence shares at least half its word bigrams with one quoted line
+    of the prompt (a scene line or a note)."""
+    from empathybench.analysis.text_metrics import words
+    from empathybench.judging.no_reply import sentences
+
+    first = next(iter(sentences(reply)), ())
+    grams = {first[i : i + 2] for i in range(len(first) - 1)}
+    if not grams:
+        return False
+    for quoted in _QUOTED.findall(prompt):
+        line = words(quoted)
+        if len(grams & {tuple(line[i : i + 2]) for i in range(len(line) - 1)}) * 2 >= len(grams):
+            return True
+    return False
+
+
 def runs(directories: list[Path]) -> dict[str, Any]:
     from empathybench.judging.answer_parser import parse_answer
+    from empathybench.judging.no_reply import check_reply
     from empathybench.runtime.run_store import RunStore
     from empathybench.scenarios.suites import load_suite
 
@@ -258,10 +282,21 @@ def runs(directories: list[Path]) -> dict[str, Any]:
             for r in responses
         ]
         replies = [reply_of(r.text or "", p.reply).strip('"') for _, p, r in parsed]
+        caught = [s.id for s, _, r in parsed if check_reply(r.text, s).no_reply is not None]
+        near = [
+            s.id
+            for (s, _, r), reply in zip(parsed, replies, strict=True)
+            if s.id not in caught and near_copy(reply, s.messages[-1].content)
+        ]
         rows.append(
             {
                 "run": str(directory),
+                "suite": manifest.suite.name,
+                "options": manifest.model.options,
                 "answer_mode": manifest.answer_mode,
+                "no_reply": len(caught),
+                "near_copies": len(near),
+                "no_reply_or_near_copy_ids": caught + near,
                 "items": n,
                 "emotion_parsed": round(sum(p.letter is not None for _, p, _ in parsed) / n, 3),
                 "help_parsed": round(sum(p.needs_help is not None for _, p, _ in parsed) / n, 3),

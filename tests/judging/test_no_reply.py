@@ -197,6 +197,22 @@ def test_copied_scene_lines_are_not_a_reply(one_item_per_kind: list[Scenario]) -
     assert classify_reply(f'"{quote}" — that sounds so hard, I am here.', scenario) is None
 
 
+def test_a_short_scene_line_said_back_is_not_a_reply() -> None:
+    """v5 people say only their number ("I'm 412."): two words have no trigram, so the
+    whole quoted line is matched instead; part of one, or other short words, are replies."""
+    scenario, spoken = next(
+        (s, t)
+        for s in load_suite("standard-v5").scenarios
+        for t in s.dialogue
+        if t.speaker != "narration" and len(t.text.split()) == 2
+    )
+    assert classify_reply(f'REPLY: "{spoken.text}"', scenario) is not None
+    assert classify_reply(f"REPLY: {spoken.text.upper()}", scenario) is not None
+    number = spoken.text.split()[-1].strip(".")
+    assert classify_reply(f'REPLY: "Hi {number}."', scenario) is None
+    assert classify_reply('REPLY: "Thank you."', scenario) is None
+
+
 @pytest.mark.parametrize(
     ("answer", "fires"),
     [

@@ -22,6 +22,7 @@ from empathybench.models import local
 from empathybench.models.base import GenerationParams, ModelOutput, ModelRequest
 from empathybench.models.kv_decode import KVBatch
 from empathybench.models.local_guided import (
+    CopyBan,
     GuidedDecoding,
     _banned,
     _control,
@@ -232,6 +233,74 @@ def test_no_repeat_ngram_holds_in_the_reply(tiny_dir: Path, small_suite: Suite) 
     assert len(held) > 20
     assert repeated_ngrams(free, 2) > 0  # greedy decoding of the random model loops
     assert repeated_ngrams(held, 2) == 0
+
+
+def test_copy_ban_indexes_the_prompt_and_reads_through_the_opening() -> None:
+    ban = CopyBan.of([5, 6, 7, 8, 6, 7, 9], opening=[1, 5], size=3)
+    assert ban.banned([6, 7]) == {8, 9}  # both runs after "6 7"
+    assert ban.banned([]) == set()  # "1 5" is not in the prompt
+    assert ban.banned([6]) == {7}  # "5 6" reads the opening's last token
+    assert ban.banned([9, 9]) == set()
+    assert CopyBan.of([5, 6], opening=[], size=3).banned([5, 6]) == set()
+
+
+def prompt_runs(reply: list[int], prompt: list[int], size: int) -> int:
+    grams = {tuple(prompt[i : i + size]) for i in range(len(prompt) - size + 1)}
+    return sum(tuple(reply[i : i + size]) in grams for i in range(len(reply) - size + 1))
+
+
+def reply_after_opening(model: local.LocalModel, request: ModelRequest) -> list[int]:
+    """The reply's token ids: what is fed one at a time after the feed that ends with the
+    forced opening (field values fed one at a time before it are left out)."""
+    ask(model, request)  # loads the weights
+    feeds: list[list[int]] = []
+
+    def record(_module: Any, _args: Any, kwargs: dict[str, Any]) -> None:
+        ids = kwargs.get("input_ids")
+        if ids is not None and ids.shape[0] == 1:
+            feeds.append([int(token) for token in ids[0]])
+
+    handle = model.engine.model.register_forward_pre_hook(record, with_kwargs=True)
+    try:
+        ask(model, request)
+    finally:
+        handle.remove()
+    opening = model.engine.tokenizer('REPLY: "', add_special_tokens=False).input_ids
+    starts = [i for i, feed in enumerate(feeds) if feed[-len(opening) :] == opening]
+    return [feed[0] for feed in feeds[starts[-1] + 1 :]]
+
+
+def test_no_copy_ngram_keeps_prompt_runs_out_of_the_reply(
+    tiny_dir: Path, small_suite: Suite
+) -> None:
+    """With its own free reply pasted into the prompt, the random model copies runs of it
+    back; banned, the reply (read after the opening quote) holds no prompt bigram."""
+    scenario = small_suite.scenarios[0]
+    plain = tiny_model(tiny_dir, no_repeat_ngram=0, repetition_penalty=1.0)
+    banned = tiny_model(tiny_dir, no_repeat_ngram=0, repetition_penalty=1.0, no_copy_ngram=2)
+    first = reply_after_opening(plain, guided_request(scenario, max_tokens=60))
+    pasted = plain.engine.tokenizer.decode(first)
+    messages = [
+        m.model_copy(update={"content": f"{m.content}\n{pasted}"}) if m.role == "user" else m
+        for m in scenario.messages
+    ]
+    request = guided_request(scenario.model_copy(update={"messages": messages}), max_tokens=60)
+    free, held = reply_after_opening(plain, request), reply_after_opening(banned, request)
+    prompt = plain.engine._encode([m.model_dump() for m in messages])
+    quote = plain.engine.tokenizer('REPLY: "', add_special_tokens=False).input_ids[-1:]
+    assert len(held) > 20
+    assert prompt_runs(quote + free, prompt, 2) > 0
+    assert prompt_runs(quote + held, prompt, 2) == 0
+
+
+def test_control_bans_the_token_that_completes_a_prompt_run() -> None:
+    logits = torch.zeros(2, 12)
+    logits[:, 8] = 5.0
+    plain = GuidedDecoding(repetition_penalty=1.0, no_repeat_ngram=0)
+    ban = CopyBan.of([5, 6, 7, 8], opening=[], size=3)
+    _control(logits, [0, 1], [[6, 7], [7, 6]], plain, [ban, ban])
+    assert logits[0, 8] == float("-inf") and int(logits[0].argmax()) != 8
+    assert logits[1, 8] == 5.0  # "7 6" is not in the prompt
 
 
 def test_repetition_penalty_reduces_repeats(tiny_dir: Path, small_suite: Suite) -> None:

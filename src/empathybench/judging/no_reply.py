@@ -13,7 +13,9 @@ it does, every applicable text dimension scores 0 with the reason ``no reply`` a
   whose words are all option words, letters, "or" and "and";
 - **scene lines** — a line spoken as someone in the scene (``Name: …`` with a participant's
   name), or a line copied from the prompt (at least ``ECHO_SHARE`` = 70% of its word trigrams
-  occur in the prompt; in the 632 bundled labelled replies no line exceeds 40%);
+  occur in the prompt; in the 632 bundled labelled replies no line exceeds 40%), or a line
+  too short for trigrams whose words are those of a whole quoted line of the prompt
+  ("I'm 412." where a v5 scene has ``Dwayne: "I'm 412."``);
 - **prose** — everything else (the ``REPLY:`` label itself dropped).
 
 The output holds a reply when its prose holds at least one word that is not a label word.
@@ -145,11 +147,22 @@ def _prompt_trigrams(prompt: str) -> frozenset[tuple[str, ...]]:
     return frozenset(_trigrams(words(prompt)))
 
 
+_QUOTED = re.compile(r'"([^"\n]+)"')
+
+
+@cache
+def _prompt_quotes(prompt: str) -> frozenset[tuple[str, ...]]:
+    """The words of every quoted line of the prompt (what people in the scene say)."""
+    return frozenset(tuple(words(quoted)) for quoted in _QUOTED.findall(prompt))
+
+
 def copies_prompt(line: str, prompt: str) -> bool:
-    """Whether at least ``ECHO_SHARE`` of the line's word trigrams occur in the prompt."""
-    grams = _trigrams(words(line))
+    """Whether at least ``ECHO_SHARE`` of the line's word trigrams occur in the prompt; a
+    line with no trigram copies it when its words are those of a whole quoted line."""
+    tokens = words(line)
+    grams = _trigrams(tokens)
     if not grams:
-        return False
+        return bool(tokens) and tuple(tokens) in _prompt_quotes(prompt)
     return len(grams & _prompt_trigrams(prompt)) / len(grams) >= ECHO_SHARE
 
 

@@ -19,7 +19,10 @@ person's actual words) and generates the reply freely, with repetition control
 (``repetition_penalty``, CTRL-style, over the reply's own tokens, and ``no_repeat_ngram``: a
 token that would repeat an n-gram of the reply is banned). It stops at the end of the turn
 (EOS), at ``max_tokens`` reply tokens, or before a line that opens a new field or another
-speaker's turn, or a blank line followed by an option list (``guided.reply_stop``). Rows
+speaker's turn, or a blank line followed by an option list (``guided.reply_stop``).
+``no_copy_ngram`` (off by default) also bans a token that would complete a run of that many
+tokens of the prompt, counting the forced opening, as ``encoder_no_repeat_ngram_size`` does for
+encoder-decoder models: the reply cannot copy a scene line back. Rows
 leave the batch as they finish, as in free decoding. A guide without fields (the therapy
 prompt) goes straight to the free answer, with the same stopping and repetition control.
 Defaults were chosen by measurement (``benchmarks/guided_answers.py``; see the README).
@@ -45,7 +48,7 @@ class GuidedDecoding:
     """How guided answers are decoded (each one a local ``--option``).
 
     ``repetition_penalty`` and ``no_repeat_ngram`` hold back loops in the reply;
-    ``choice_score`` combines a value's token log-probabilities (``mean`` per token, or
+    ``no_copy_ngram`` bans runs of that many prompt tokens in it (0: off); ``choice_score`` combines a value's token log-probabilities (``mean`` per token, or
     ``sum``); ``reply_opening`` is forced after the reply label (an opening quote, as the
     prompt asks for the person's actual words).
     """
@@ -54,21 +57,23 @@ class GuidedDecoding:
     no_repeat_ngram: int = 3
     choice_score: str = "mean"
     reply_opening: str = ' "'
+    no_copy_ngram: int = 0
 
     @classmethod
     def from_options(cls, options: dict[str, str | int | float | bool]) -> GuidedDecoding:
         penalty = float(options.get("repetition_penalty", cls.repetition_penalty))
         ngram = int(options.get("no_repeat_ngram", cls.no_repeat_ngram))
-        if penalty < 1.0 or ngram < 0:
+        copy = int(options.get("no_copy_ngram", cls.no_copy_ngram))
+        if penalty < 1.0 or ngram < 0 or copy < 0 or copy == 1:
             raise UserError(
-                "local options: repetition_penalty must be at least 1.0 and no_repeat_ngram "
-                "at least 0 (0 turns it off)"
+                "local options: repetition_penalty must be at least 1.0, no_repeat_ngram at "
+                "least 0 and no_copy_ngram 0 or at least 2 (0 turns them off)"
             )
         score = str(options.get("choice_score", cls.choice_score))
         if score not in ("sum", "mean"):
             raise UserError("local option choice_score must be sum or mean")
         opening = str(options.get("reply_opening", cls.reply_opening))
-        return cls(penalty, ngram, score, opening)
+        return cls(penalty, ngram, score, opening, copy)
 
 
 def field_costs(guide: AnswerGuide, decoding: GuidedDecoding, encode: Any) -> list[int]:
@@ -202,9 +207,13 @@ def _pick(scores: list[float], temperature: float, generator: Any) -> int:
 
 
 def _control(
-    logits: Any, rows: list[int], replies: list[list[int]], decoding: GuidedDecoding
+    logits: Any,
+    rows: list[int],
+    replies: list[list[int]],
+    decoding: GuidedDecoding,
+    copies: list[CopyBan] | None = None,
 ) -> Any:
-    """Apply the repetition penalty and the n-gram ban to the next-token logits, in place.
+    """Apply the repetition penalty and the n-gram bans to the next-token logits, in place.
 
     Only the reply's own tokens are touched (a few per row), so no vocabulary-wide tensor is
     allocated per step.
@@ -223,7 +232,39 @@ def _control(
             banned = _banned(replies[job_row], size)
             if banned:
                 logits[row, list(banned)] = float("-inf")
+    if copies is not None:
+        for row, job_row in enumerate(rows):
+            banned = copies[job_row].banned(replies[job_row])
+            if banned:
+                logits[row, list(banned)] = float("-inf")
     return logits
+
+
+@dataclass(frozen=True)
+class CopyBan:
+    """The prompt's token runs of ``size``, indexed by their first ``size - 1`` tokens; the
+    reply is read after its forced ``opening`` tokens."""
+
+    follows: dict[tuple[int, ...], frozenset[int]]
+    opening: tuple[int, ...]
+    size: int
+
+    @classmethod
+    def of(cls, prompt: list[int], opening: list[int], size: int) -> CopyBan:
+        follows: dict[tuple[int, ...], set[int]] = {}
+        for start in range(len(prompt) - size + 1):
+            head = tuple(prompt[start : start + size - 1])
+            follows.setdefault(head, set()).add(prompt[start + size - 1])
+        frozen = {head: frozenset(tokens) for head, tokens in follows.items()}
+        return cls(frozen, tuple(opening), size)
+
+    def banned(self, reply: list[int]) -> frozenset[int]:
+        """Tokens that would complete a run of the prompt after the opening and ``reply``."""
+        need = self.size - 1
+        head = tuple(reply[-need:])
+        if len(head) < need:
+            head = (self.opening + head)[-need:]
+        return self.follows.get(head, frozenset())
 
 
 def _banned(tokens: list[int], size: int) -> set[int]:
@@ -255,6 +296,12 @@ def guided_decode(
 
     def opening(guide: AnswerGuide) -> str:
         return decoding.reply_opening.strip() if guide.reply_label is not None else ""
+
+    def fed_opening(guide: AnswerGuide) -> str:
+        """What was fed just before the reply (as ``_fill_fields`` feeds it)."""
+        if guide.reply_label is None:
+            return ""
+        return f"{guide.reply_label}:{decoding.reply_opening}"
 
     guides: list[AnswerGuide] = [job.guide for job in jobs]
     with torch.inference_mode():
@@ -289,7 +336,14 @@ def guided_decode(
             )
             return False
 
+        copies = None
+        if decoding.no_copy_ngram:
+            copies = [
+                CopyBan.of(job.ids, encode(fed_opening(guide)), decoding.no_copy_ngram)
+                for job, guide in zip(jobs, guides, strict=True)
+            ]
+
         def control(logits: Any, rows: list[int]) -> Any:
-            return _control(logits, rows, replies, decoding)
+            return _control(logits, rows, replies, decoding, copies)
 
         engine.decode_rows(batch, params, generators, accept, control=control)

@@ -189,6 +189,7 @@ OPTION_RULES: dict[str, tuple[type, float | None]] = {
     "batch_size": (int, 1),
     "repetition_penalty": (float, 0),
     "no_repeat_ngram": (int, 0),
+    "no_copy_ngram": (int, 0),
     "structured_output": (bool, None),
 }
 """Provider options read as numbers or switches: ``name → (type, minimum)``; others pass
