@@ -48,8 +48,9 @@ class GuidedDecoding:
     """How guided answers are decoded (each one a local ``--option``).
 
     ``repetition_penalty`` and ``no_repeat_ngram`` hold back loops in the reply;
-    ``no_copy_ngram`` bans runs of that many prompt tokens in it (0: off); ``choice_score`` combines a value's token log-probabilities (``mean`` per token, or
-    ``sum``); ``reply_opening`` is forced after the reply label (an opening quote, as the
+    ``no_copy_ngram`` bans runs of that many prompt tokens in it (0: off); ``choice_score``
+    combines a value's token log-probabilities (``mean`` per token, or ``sum``);
+    ``reply_opening`` is forced after the reply label (an opening quote, as the
     prompt asks for the person's actual words).
     """
 
