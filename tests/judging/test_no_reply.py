@@ -214,6 +214,27 @@ def test_a_short_scene_line_said_back_is_not_a_reply() -> None:
 
 
 @pytest.mark.parametrize(
+    ("reply", "fires"),
+    [
+        ("1.", True),  # SmolLM2 with no opening quote starts a numbered list
+        ("785", True),
+        ("1) 2)", True),
+        ('"I would say: A"', True),
+        ("I'd pick B.", True),
+        ("I would say: Amelia, take a seat.", False),
+        ("Room 12 is free, go ahead.", False),
+        ("I'd say a walk would help.", False),
+    ],
+)
+def test_numbers_and_said_letters_are_not_replies(
+    reply: str, fires: bool, one_item_per_kind: list[Scenario]
+) -> None:
+    scenario = next(s for s in one_item_per_kind if s.kind == "emotion_support")
+    output = f"EMOTION: A\nNEEDS_HELP: yes\nREPLY: {reply}"
+    assert (classify_reply(output, scenario) is not None) == fires
+
+
+@pytest.mark.parametrize(
     ("answer", "fires"),
     [
         ("", True),

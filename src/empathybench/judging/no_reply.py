@@ -7,7 +7,7 @@ it does, every applicable text dimension scores 0 with the reason ``no reply`` a
 
 - **answer lines** — the ``PERSON`` / ``EMOTION`` / ``NEEDS_HELP`` fields as the answer parser
   reads them (a ``REPLY:`` inside such a line starts the reply), a bare letter ("B", "(b)"),
-  and lines of at most six words that state a letter ("The answer is B");
+  and lines of at most six words that state a letter ("The answer is B", "I would say: A");
 - **option lines** — a letter label A–H with at most ``OPTION_WORDS`` (2) words after it, or
   only label words after it ("B) anxious", "D) ashamed": SmolLM2 invents options), and lines
   whose words are all option words, letters, "or" and "and";
@@ -18,7 +18,8 @@ it does, every applicable text dimension scores 0 with the reason ``no reply`` a
   ("I'm 412." where a v5 scene has ``Dwayne: "I'm 412."``);
 - **prose** — everything else (the ``REPLY:`` label itself dropped).
 
-The output holds a reply when its prose holds at least one word that is not a label word.
+The output holds a reply when its prose holds at least one word that is not a label word or a
+number ("1.", "785": a v5 person's number said back is not a reply).
 Label words: the item's option words, the template version's emotion words (every form),
 letters a–d, yes/no, field names, participants' names, and placeholder words ("N/A", "none",
 "reply", "TBD", …). There is no minimum length: "Congratulations." is a reply (a 1-word reply
@@ -64,6 +65,9 @@ REPEATED_SENTENCE_MIN_WORDS = 3
 
 _OPTION_LINE = re.compile(r"^\s*[\(\[]?[A-Ha-h][\)\]\.:]\s*(.*)$")
 _BARE_LETTER = re.compile(r"^\s*[\(\[]?[A-Da-d][\)\]\.:]?\s*$")
+_SAYS_A_LETTER = re.compile(
+    r"^[^\n]{0,40}?\b(?i:say|pick|choose|go with)\b\s*[:\-]?\s*[\(\[]?[A-D][\)\]]?[.!]?$"
+)
 _SPEAKER = re.compile(r"^\s*([^:\n]{1,60}):\s*\S")
 _INLINE_REPLY = re.compile(r"\breply\s*[:\-–=]\s*(.*)$", re.IGNORECASE)
 _PLACEHOLDER_SPAN = re.compile(r"<[^<>\n]{0,120}>|\[[^\[\]\n]{0,120}\]|\{[^{}\n]{0,120}\}")
@@ -82,7 +86,7 @@ _DETAILS: dict[NoReplyKind, str] = {
     "placeholder": "the reply is a template placeholder",
     "options_only": "only the answer options, no reply",
     "answer_lines_only": "only answer lines (EMOTION / NEEDS_HELP), no reply",
-    "labels_only": "only option or answer words, no reply",
+    "labels_only": "only option or answer words or numbers, no reply",
     "scene_only": "only lines of the scene (copied, or spoken as someone in it), no reply",
 }
 
@@ -214,7 +218,8 @@ def _sort_lines(text: str, scenario: Scenario) -> _Sorted:
                 line = inline.group(1).strip()
         if not words(line):
             continue
-        if _BARE_LETTER.match(line) or (len(words(line)) <= 6 and states_a_letter(line)):
+        short = len(words(line)) <= 6
+        if _BARE_LETTER.match(line) or (short and _states_a_letter(line)):
             result.answer_lines += 1
         elif _is_option_line(line, scenario):
             result.option_lines += 1
@@ -223,6 +228,12 @@ def _sort_lines(text: str, scenario: Scenario) -> _Sorted:
         else:
             result.prose.append(line)
     return result
+
+
+def _states_a_letter(line: str) -> bool:
+    """A short line that names an option by its letter ("The answer is B", "I would say:
+    A"), quoted or not."""
+    return states_a_letter(line) or bool(_SAYS_A_LETTER.match(line.strip(" \"'“”")))
 
 
 def _strip_spans(text: str) -> str:
@@ -249,7 +260,7 @@ def classify_reply(output: str | None, scenario: Scenario | None) -> NoReply | N
     lines = _sort_lines(text, scenario)
     tokens = words("\n".join(lines.prose))
     labels = label_words(scenario)
-    if any(token not in labels for token in tokens):
+    if any(token not in labels and not token.isdigit() for token in tokens):
         return None
     if lines.placeholders or (tokens and all(token in PLACEHOLDER_WORDS for token in tokens)):
         return NoReply("placeholder")
