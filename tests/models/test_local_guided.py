@@ -360,6 +360,8 @@ def test_decoding_options_are_checked(tiny_dir: Path) -> None:
         tiny_model(tiny_dir, repetition_penalty=0.5)
     with pytest.raises(UserError, match="choice_score"):
         tiny_model(tiny_dir, choice_score="max")
+    with pytest.raises(UserError, match="no_copy_ngram"):
+        tiny_model(tiny_dir, no_copy_ngram=1)  # a one-token run would ban every prompt token
 
 
 def test_runner_records_guided_mode_for_local_models(
