@@ -211,6 +211,18 @@ def test_a_short_scene_line_said_back_is_not_a_reply() -> None:
     number = spoken.text.split()[-1].strip(".")
     assert classify_reply(f'REPLY: "Hi {number}."', scenario) is None
     assert classify_reply('REPLY: "Thank you."', scenario) is None
+    # Only a line with a number counts: "Thank you." said in a scene is still a reply.
+    thanks = scenario.model_copy(
+        update={
+            "messages": [
+                *scenario.messages[:-1],
+                scenario.messages[-1].model_copy(
+                    update={"content": scenario.messages[-1].content + '\nAnn: "Thank you."'}
+                ),
+            ]
+        }
+    )
+    assert classify_reply('REPLY: "Thank you."', thanks) is None
 
 
 @pytest.mark.parametrize(
@@ -231,7 +243,10 @@ def test_numbers_and_said_letters_are_not_replies(
 ) -> None:
     scenario = next(s for s in one_item_per_kind if s.kind == "emotion_support")
     output = f"EMOTION: A\nNEEDS_HELP: yes\nREPLY: {reply}"
-    assert (classify_reply(output, scenario) is not None) == fires
+    caught = classify_reply(output, scenario)
+    assert (caught is not None) == fires
+    if caught is not None and "say" in reply:
+        assert caught.kind == "answer_lines_only"  # the REPLY field was not empty
 
 
 @pytest.mark.parametrize(

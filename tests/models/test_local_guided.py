@@ -294,13 +294,15 @@ def test_no_copy_ngram_keeps_prompt_runs_out_of_the_reply(
 
 
 def test_control_bans_the_token_that_completes_a_prompt_run() -> None:
+    """Batch rows map to job rows (``rows``): each row is read against its own prompt."""
     logits = torch.zeros(2, 12)
     logits[:, 8] = 5.0
     plain = GuidedDecoding(repetition_penalty=1.0, no_repeat_ngram=0)
-    ban = CopyBan.of([5, 6, 7, 8], opening=[], size=3)
-    _control(logits, [0, 1], [[6, 7], [7, 6]], plain, [ban, ban])
-    assert logits[0, 8] == float("-inf") and int(logits[0].argmax()) != 8
-    assert logits[1, 8] == 5.0  # "7 6" is not in the prompt
+    bans = [CopyBan.of([5, 6, 7, 8], opening=[], size=3), CopyBan.of([1, 2], opening=[], size=3)]
+    # batch row 0 is job 1 (no run to complete), batch row 1 is job 0 ("6 7" → 8)
+    _control(logits, [1, 0], [[6, 7], [6, 7]], plain, bans)
+    assert logits[1, 8] == float("-inf") and int(logits[1].argmax()) != 8
+    assert logits[0, 8] == 5.0
 
 
 def test_repetition_penalty_reduces_repeats(tiny_dir: Path, small_suite: Suite) -> None:
