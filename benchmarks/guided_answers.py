@@ -244,20 +244,17 @@ def reply_of(text: str, parsed_reply: str | None) -> str:
     return " ".join(x for x in lines if not _FIELD_LINE.match(x) and not _OPTION_LINE.match(x))
 
 
-_QUOTED = re.compile(r'"([^"\n]{3,})"')
-
-
 def near_copy(reply: str, prompt: str) -> bool:
     """The reply's first sentence shares at least half its word bigrams with one quoted line
     of the prompt (a scene line or a note)."""
     from empathybench.analysis.text_metrics import words
-    from empathybench.judging.no_reply import sentences
+    from empathybench.judging.no_reply import quoted_lines, sentences
 
     first = next(iter(sentences(reply)), ())
     grams = {first[i : i + 2] for i in range(len(first) - 1)}
     if not grams:
         return False
-    for quoted in _QUOTED.findall(prompt):
+    for quoted in quoted_lines(prompt):
         line = words(quoted)
         if len(grams & {tuple(line[i : i + 2]) for i in range(len(line) - 1)}) * 2 >= len(grams):
             return True

@@ -158,10 +158,15 @@ def _prompt_trigrams(prompt: str) -> frozenset[tuple[str, ...]]:
 _QUOTED = re.compile(r'"([^"\n]+)"')
 
 
+def quoted_lines(prompt: str) -> list[str]:
+    """Every quoted line of a prompt: what people in the scene say, and v5's notes."""
+    return _QUOTED.findall(prompt)
+
+
 @cache
 def _prompt_quotes(prompt: str) -> frozenset[tuple[str, ...]]:
-    """The words of every quoted line of the prompt (what people in the scene say)."""
-    return frozenset(tuple(words(quoted)) for quoted in _QUOTED.findall(prompt))
+    """The words of every quoted line of the prompt."""
+    return frozenset(tuple(words(quoted)) for quoted in quoted_lines(prompt))
 
 
 def copies_prompt(line: str, prompt: str) -> bool:

@@ -235,9 +235,9 @@ def _control(
                 logits[row, list(banned)] = float("-inf")
     if copies is not None:
         for row, job_row in enumerate(rows):
-            banned = copies[job_row].banned(replies[job_row])
-            if banned:
-                logits[row, list(banned)] = float("-inf")
+            copied = copies[job_row].banned(replies[job_row])
+            if copied:
+                logits[row, list(copied)] = float("-inf")
     return logits
 
 
