@@ -211,6 +211,11 @@ def test_a_short_scene_line_said_back_is_not_a_reply() -> None:
     number = spoken.text.split()[-1].strip(".")
     assert classify_reply(f'REPLY: "Hi {number}."', scenario) is None
     assert classify_reply('REPLY: "Thank you."', scenario) is None
+    # Saying whom the line is for does not make it a reply; a reply that names them is one.
+    name = next(p.name for p in scenario.participants if p.name != spoken.speaker)
+    assert classify_reply(f'REPLY: "{name}, {spoken.text}"', scenario) is not None
+    assert classify_reply(f'REPLY: "{name}, thank you for waiting."', scenario) is None
+    assert classify_reply(f'REPLY: "Zebedee, {spoken.text}"', scenario) is None  # not in the scene
     # Only a line with a number counts: "Thank you." said in a scene is still a reply.
     thanks = scenario.model_copy(
         update={

@@ -17,7 +17,8 @@ it does, every applicable text dimension scores 0 with the reason ``no reply`` a
   2,700 real bundled labelled replies now, 17 lines reach 40% and one 94%, a story reply
   quoting its character's line; none of the real replies is caught), or a line too
   short for trigrams, holding a number, whose words are those of a whole quoted line of
-  the prompt ("I'm 412." where a v5 scene has ``Dwayne: "I'm 412."``);
+  the prompt ("I'm 412." where a v5 scene has ``Dwayne: "I'm 412."``), also after a
+  leading form of address ("Dwayne, I'm 412." is still the scene's line);
 - **prose** — everything else (the ``REPLY:`` label itself dropped).
 
 The output holds a reply when its prose holds at least one word that is not a label word or a
@@ -197,12 +198,30 @@ def _is_scene_line(line: str, scenario: Scenario, *, reply_value: bool = False) 
 
     ``reply_value``: the line is what follows ``REPLY:`` itself, where ``Name: …`` addresses
     that person ("REPLY: Kavya: make a tortilla tonight") and only a copied line counts."""
+    names = {person.name.lower() for person in scenario.participants}
     speaker = None if reply_value else _SPEAKER.match(line)
-    if speaker and speaker.group(1).strip().lower() in {
-        person.name.lower() for person in scenario.participants
-    }:
+    if speaker and speaker.group(1).strip().lower() in names:
         return True
-    return copies_prompt(line, scenario.messages[-1].content if scenario.messages else "")
+    prompt = scenario.messages[-1].content if scenario.messages else ""
+    if copies_prompt(line, prompt):
+        return True
+    # "Budi, I'm 904.": a short line said back with a form of address. A longer line is
+    # judged with its address, as the 70% share was set (without it, one labelled reply,
+    # mostly an echo but scored 0.5 by its labellers, would be caught).
+    short = without_address(line, names)
+    return short != line and not _trigrams(words(short)) and copies_prompt(short, prompt)
+
+
+_ADDRESS = re.compile(r"^\W*([^\W\d_][\w'-]*(?: [^\W\d_][\w'-]*)?)\s*,\s*(\S.*)$")
+
+
+def without_address(line: str, names: Iterable[str]) -> str:
+    """The line without a leading form of address, a participant's name and a comma ("Budi,
+    I'm 904." → "I'm 904."): saying whom a scene line is for does not make it a reply."""
+    match = _ADDRESS.match(line)
+    if match and match.group(1).lower() in {name.lower() for name in names}:
+        return match.group(2)
+    return line
 
 
 def _sort_lines(text: str, scenario: Scenario) -> _Sorted:
