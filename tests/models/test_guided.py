@@ -23,6 +23,7 @@ from empathybench.prompts.answer_guide import (
     placeholder_choices,
 )
 from empathybench.records import ChatMessage, Suite
+from empathybench.scenarios.suites import load_suite
 from empathybench.therapy.prompt import therapist_messages
 
 LABELS = ["PERSON", "EMOTION", "NEEDS_HELP", "REPLY", "Palesa", "Patient", "Therapist"]
@@ -58,6 +59,32 @@ def test_a_format_that_offers_nobody_adds_it(small_suite: Suite) -> None:
     names = [p.name for p in scenario.participants]
     guide = answer_guide(messages, names)
     assert guide.fields[0].choices == [*names, "nobody"]
+
+
+@pytest.mark.parametrize("suite", ["standard-v1", "standard-v5"])
+def test_the_reply_is_addressed_to_the_named_person_or_the_chosen_one(suite: str) -> None:
+    scenarios = load_suite(suite).scenarios
+    single = next(s for s in scenarios if s.kind == "emotion_support")
+    guide = answer_guide(single.messages, [p.name for p in single.participants])
+    assert guide.addressee == single.focus_person
+    assert guide.addressed_to(["A", "yes"]) == single.focus_person
+    group = next(s for s in scenarios if s.kind == "group")
+    names = [p.name for p in group.participants]
+    guide = answer_guide(group.messages, names)
+    assert guide.addressee is None  # "Write your actual words." / "… to them."
+
+    def chosen(person: str) -> list[str]:
+        values = {"PERSON": person, "EMOTION": "A", "NEEDS_HELP": "yes"}
+        return [values[field.label] for field in guide.fields]
+
+    assert guide.addressed_to(chosen(names[-1])) == names[-1]
+    assert guide.addressed_to(chosen("nobody")) is None
+    # A name the scene does not hold is not taken for the person.
+    prompt = single.messages[-1].content.replace(
+        f"words to {single.focus_person}.", "words to Zebedee."
+    )
+    messages = [*single.messages[:-1], ChatMessage(role="user", content=prompt)]
+    assert answer_guide(messages, [p.name for p in single.participants]).addressee is None
 
 
 def test_nobody_detection() -> None:

@@ -20,6 +20,7 @@ from empathybench.errors import UserError
 from empathybench.judging.answer_parser import parse_answer
 from empathybench.models import local
 from empathybench.models.base import GenerationParams, ModelOutput, ModelRequest
+from empathybench.models.guided import AnswerGuide, GuidedField
 from empathybench.models.kv_decode import KVBatch
 from empathybench.models.local_guided import (
     CopyBan,
@@ -357,6 +358,40 @@ def test_repetition_penalty_lowers_seen_tokens_only() -> None:
     assert banned.tolist() == [[0.0, 0.0, float("-inf"), 0.0]]
 
 
+def test_the_opening_names_the_person_the_reply_is_for(tiny_dir: Path, small_suite: Suite) -> None:
+    """``{name}`` in the opening is the prompt's named person, or the PERSON the answer
+    chose on a group item; the forced words are fed and shown at the reply's start."""
+    scenarios = list(small_suite.scenarios)[:16]
+    assert any(s.kind == "group" for s in scenarios)
+    outputs = ask(
+        tiny_model(tiny_dir, reply_opening=' "{name},'),
+        *(guided_request(s, max_tokens=8) for s in scenarios),
+    )
+    for scenario, output in zip(scenarios, outputs, strict=True):
+        parsed = parse_answer(output.text, scenario.options)
+        person = parsed.person if scenario.kind == "group" else scenario.focus_person
+        assert person is not None
+        assert output.text.split("REPLY: ", 1)[1].startswith(f'"{person},'), output.text
+    plain = GuidedDecoding.from_options({"reply_opening": ' "{name},'})
+    assert plain.opening_for(None) == ' "'
+    assert plain.opening_for("Budi") == ' "Budi,'
+    assert GuidedDecoding().opening_for("Budi") == ' "'
+
+
+def test_the_cache_room_covers_the_longest_name() -> None:
+    guide = AnswerGuide(
+        fields=[GuidedField(label="PERSON", choices=["Al", "Bartholomew-Jones"])],
+        reply_label="REPLY",
+    )
+    named = GuidedDecoding.from_options({"reply_opening": ' "{name},'})
+
+    def encode(text: str) -> list[int]:
+        return list(text)  # one token per character
+
+    assert field_costs(guide, named, encode)[-1] == len('REPLY: "Bartholomew-Jones,')
+    assert field_costs(guide, GuidedDecoding(), encode)[-1] == len('REPLY: "')
+
+
 def test_decoding_options_are_checked(tiny_dir: Path) -> None:
     with pytest.raises(UserError, match="repetition_penalty"):
         tiny_model(tiny_dir, repetition_penalty=0.5)
@@ -364,6 +399,10 @@ def test_decoding_options_are_checked(tiny_dir: Path) -> None:
         tiny_model(tiny_dir, choice_score="max")
     with pytest.raises(UserError, match="no_copy_ngram"):
         tiny_model(tiny_dir, no_copy_ngram=1)  # a one-token run would ban every prompt token
+    with pytest.raises(UserError, match="reply_opening"):
+        tiny_model(tiny_dir, reply_opening=' "{name} {name},')
+    with pytest.raises(UserError, match="reply_opening"):
+        tiny_model(tiny_dir, reply_opening=' "{person},')
 
 
 def test_runner_records_guided_mode_for_local_models(

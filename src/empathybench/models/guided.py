@@ -31,6 +31,8 @@ from empathybench.records import Record
 AnswerMode = Literal["guided", "free"]
 ANSWER_MODES: tuple[AnswerMode, ...] = get_args(AnswerMode)
 GUIDED_VERSION = "guided-v1"
+PERSON_LABEL = "PERSON"
+NOBODY = "nobody"
 """Part of every guided cache key: bump it when guided decoding changes its answers."""
 
 
@@ -56,6 +58,19 @@ class AnswerGuide(Record):
     stop_labels: list[str] = Field(default_factory=list)
     """A reply line that starts with one of these, then ':', ends the reply (a new field, or
     another speaker's turn such as ``Patient:``)."""
+    addressee: str | None = None
+    """The person the prompt asks the reply to be written to ("… your actual words to
+    Budi."); None when it names nobody (a group item: then the ``PERSON`` field's value)."""
+
+    def addressed_to(self, chosen: list[str]) -> str | None:
+        """Whom the reply is for: the prompt's named person, else the person the answer chose
+        in its ``PERSON`` field (None for ``nobody`` or no such field)."""
+        if self.addressee is not None:
+            return self.addressee
+        for field, value in zip(self.fields, chosen, strict=False):
+            if field.label == PERSON_LABEL and value.lower() != NOBODY:
+                return value
+        return None
 
 
 def render_answer(guide: AnswerGuide, chosen: list[str], reply: str) -> str:

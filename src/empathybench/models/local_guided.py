@@ -36,10 +36,18 @@ from typing import Any
 
 from empathybench.errors import UserError
 from empathybench.models.base import GenerationParams, ModelOutput
-from empathybench.models.guided import AnswerGuide, cut_reply, render_answer, reply_stop
+from empathybench.models.guided import (
+    PERSON_LABEL,
+    AnswerGuide,
+    cut_reply,
+    render_answer,
+    reply_stop,
+)
 from empathybench.models.kv_decode import KVBatch
 from empathybench.models.local_weights import import_optional
 
+NAME = "{name}"
+"""In ``reply_opening``: the name of the person the reply is for."""
 TAIL_TOKENS = 16  # the stop rules look at this many of a reply's last tokens each step
 
 
@@ -51,7 +59,9 @@ class GuidedDecoding:
     ``no_copy_ngram`` bans runs of that many prompt tokens in it (0: off); ``choice_score``
     combines a value's token log-probabilities (``mean`` per token, or ``sum``);
     ``reply_opening`` is forced after the reply label (an opening quote, as the
-    prompt asks for the person's actual words).
+    prompt asks for the person's actual words); a ``{name}`` in it stands for the person
+    the reply is for (``AnswerGuide.addressed_to``), and with no such person the opening
+    is cut before it.
     """
 
     repetition_penalty: float = 1.3
@@ -74,7 +84,26 @@ class GuidedDecoding:
         if score not in ("sum", "mean"):
             raise UserError("local option choice_score must be sum or mean")
         opening = str(options.get("reply_opening", cls.reply_opening))
+        if opening.count(NAME) > 1 or "{" in opening.replace(NAME, ""):
+            raise UserError(
+                f"local option reply_opening: {NAME} may appear once, and no other {{…}}"
+            )
         return cls(penalty, ngram, score, opening, copy)
+
+    def opening_for(self, name: str | None) -> str:
+        """The forced opening for a reply to ``name`` (None: nobody is named)."""
+        if NAME not in self.reply_opening:
+            return self.reply_opening
+        if name is None:
+            return self.reply_opening.split(NAME)[0]
+        return self.reply_opening.replace(NAME, name)
+
+    def reply_prefix(self, guide: AnswerGuide, chosen: list[str]) -> str:
+        """What is fed after the fields: the reply label and the opening ("" for a guide
+        with no reply label)."""
+        if guide.reply_label is None:
+            return ""
+        return f"{guide.reply_label}:{self.opening_for(guide.addressed_to(chosen))}"
 
 
 def field_costs(guide: AnswerGuide, decoding: GuidedDecoding, encode: Any) -> list[int]:
@@ -83,8 +112,15 @@ def field_costs(guide: AnswerGuide, decoding: GuidedDecoding, encode: Any) -> li
     for field in guide.fields:
         longest = max(len(encode(f" {text}")) for text in field.choices + field.scored_texts)
         costs.append(len(encode(f"{field.label}:")) + longest + len(encode("\n")))
-    reply_label = f"{guide.reply_label}:{decoding.reply_opening}"
-    return [*costs, len(encode(reply_label)) if guide.reply_label else 0]
+    if guide.reply_label is None:
+        return [*costs, 0]
+    names = [guide.addressee] if guide.addressee else _person_choices(guide)
+    openings = {decoding.opening_for(name) for name in [None, *names]}
+    return [*costs, max(len(encode(f"{guide.reply_label}:{o}")) for o in openings)]
+
+
+def _person_choices(guide: AnswerGuide) -> list[str]:
+    return [c for f in guide.fields if f.label == PERSON_LABEL for c in f.choices]
 
 
 def batch_room(costs: list[list[int]]) -> int:
@@ -168,8 +204,7 @@ def _fill_fields(
             else:  # the written value differs from the scored text
                 pending[row] = encode(f" {field.choices[best]}") + newline
     for row, guide in enumerate(guides):
-        if guide.reply_label is not None:
-            pending[row] += encode(f"{guide.reply_label}:{decoding.reply_opening}")
+        pending[row] += encode(decoding.reply_prefix(guide, chosen[row]))
     _feed(batch, pending, fed)
     return chosen, fed, scored
 
@@ -295,21 +330,17 @@ def guided_decode(
     def encode(text: str) -> list[int]:
         return list(tokenizer(text, add_special_tokens=False).input_ids)
 
-    def opening(guide: AnswerGuide) -> str:
-        return decoding.reply_opening.strip() if guide.reply_label is not None else ""
-
-    def fed_opening(guide: AnswerGuide) -> str:
-        """What was fed just before the reply (as ``_fill_fields`` feeds it)."""
-        if guide.reply_label is None:
-            return ""
-        return f"{guide.reply_label}:{decoding.reply_opening}"
-
     guides: list[AnswerGuide] = [job.guide for job in jobs]
     with torch.inference_mode():
         spare = params.max_tokens + batch_room(costs) + 1
         batch, generators = engine.start_batch(params, jobs, spare)
         mark = time.perf_counter()
         chosen, fed, _ = _fill_fields(batch, guides, params, decoding, generators, encode)
+        prefixes = [decoding.reply_prefix(g, c) for g, c in zip(guides, chosen, strict=True)]
+        openings = [  # the opening as the answer text shows it ('"Budi,')
+            decoding.opening_for(g.addressed_to(c)).strip() if g.reply_label else ""
+            for g, c in zip(guides, chosen, strict=True)
+        ]
         engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + time.perf_counter() - mark
         replies: list[list[int]] = [[] for _ in jobs]
 
@@ -327,7 +358,7 @@ def guided_decode(
             jobs[row].resolve(
                 ModelOutput(
                     text=render_answer(
-                        guides[row], chosen[row], opening(guides[row]) + cut_reply(text, stops)
+                        guides[row], chosen[row], openings[row] + cut_reply(text, stops)
                     ),
                     stop_reason="stop" if stopped else "length",
                     input_tokens=len(jobs[row].ids),
@@ -340,8 +371,8 @@ def guided_decode(
         copies = None
         if decoding.no_copy_ngram:
             copies = [
-                CopyBan.of(job.ids, encode(fed_opening(guide)), decoding.no_copy_ngram)
-                for job, guide in zip(jobs, guides, strict=True)
+                CopyBan.of(job.ids, encode(prefix), decoding.no_copy_ngram)
+                for job, prefix in zip(jobs, prefixes, strict=True)
             ]
 
         def control(logits: Any, rows: list[int]) -> Any:

@@ -22,11 +22,12 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from empathybench.models.guided import AnswerGuide, GuidedField
+from empathybench.models.guided import NOBODY, AnswerGuide, GuidedField
 from empathybench.records import ChatMessage
 
 REPLY_LABEL = "REPLY"
-NOBODY = "nobody"
+_ADDRESSEE = re.compile(r"\bwords to ([A-Z][A-Za-z'-]*(?: [A-Z][A-Za-z'-]*)?)\.", re.MULTILINE)
+"""The person a prompt asks the reply to be written to ("Write your actual words to Budi.")."""
 _FORMAT_LINE = re.compile(r"^([A-Z][A-Z_]*):\s*<([^>]*)>\s*$", re.MULTILINE)
 _SPEAKER_LINE = re.compile(r"^([A-Z][A-Za-z'-]*(?: [A-Z][A-Za-z'-]*)?):(?:[ \t]|$)", re.MULTILINE)
 """A line that opens with a speaker ("Patient: …", "Therapist:", 'Efua: "…"')."""
@@ -96,8 +97,10 @@ def answer_guide(
         elif choices:
             fields.append(GuidedField(label=label, choices=choices))
     labels = [label for label, _ in formats]
+    named = _ADDRESSEE.findall(prompt)
     return AnswerGuide(
         fields=fields,
         reply_label=reply_label,
         stop_labels=list(dict.fromkeys(labels + speakers)),
+        addressee=named[-1] if named and named[-1] in people else None,
     )
