@@ -94,6 +94,15 @@ def test_guided_is_refused_where_it_cannot_be_done(
         resolve_answer_mode(parse_model_id(model_id, options=options), "strict")
 
 
+@pytest.mark.parametrize("option", ["no_copy_ngram", "repetition_penalty", "reply_opening"])
+def test_free_answers_refuse_options_only_guided_decoding_reads(option: str) -> None:
+    spec = parse_model_id("local/smollm2", options={option: 3})
+    with pytest.raises(UserError, match=f"{option} shape guided answers only"):
+        resolve_answer_mode(spec, "free")
+    assert resolve_answer_mode(spec, "guided") == "guided"
+    assert resolve_answer_mode(spec, None) == "guided"
+
+
 @pytest.mark.parametrize("model_id", ["mock/tested", "anthropic/claude-x", "openai/gpt-x"])
 def test_cli_refuses_guided_before_any_model_call(model_id: str, tmp_path: Path) -> None:
     calls = tmp_path / "calls.log"

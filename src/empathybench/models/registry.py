@@ -252,14 +252,32 @@ def answer_mode_named(requested: str) -> AnswerMode:
 def resolve_answer_mode(spec: ModelSpec, requested: str | None) -> AnswerMode:
     """The answer mode of a run: ``requested``, else guided for local models, free otherwise.
 
-    Raises ``ParameterError`` for an unknown mode, or guided on a provider that cannot do it.
+    Raises ``ParameterError`` for an unknown mode, guided on a provider that cannot do it,
+    or free on a local model given options that only guided decoding reads.
     """
     if requested is None:
         return "guided" if spec.provider == "local" else "free"
     mode = answer_mode_named(requested)
     if mode == "guided" and (reason := guided_unsupported(spec)) is not None:
         raise ParameterError(reason, parameters=["answer_mode"])
+    guided_only = [key for key in GUIDED_ONLY_OPTIONS if key in spec.options]
+    if mode == "free" and spec.provider == "local" and guided_only:
+        raise ParameterError(
+            f"the local option(s) {', '.join(guided_only)} shape guided answers only and "
+            "would be ignored with answer_mode=free: drop them, or answer in guided mode",
+            parameters=["answer_mode"],
+        )
     return mode
+
+
+GUIDED_ONLY_OPTIONS = (
+    "repetition_penalty",
+    "no_repeat_ngram",
+    "no_copy_ngram",
+    "choice_score",
+    "reply_opening",
+)
+"""Local options read only by guided decoding (``local_guided.GuidedDecoding``)."""
 
 
 def resolve_api_key(spec: ModelSpec) -> str | None:
