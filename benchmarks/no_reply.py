@@ -4,7 +4,8 @@
    standard-v1 item per kind): how many the rule catches, and the offline judge's mean per
    text dimension on them without the rule (the head on its features, as before the rule)
    and with it.
-2. The bundled labelled benchmark replies (judge-labels-v1, calibration-v1): false positives.
+2. Every bundled labelled benchmark output: how many the rule catches, and false positives
+   (caught outputs their labellers gave any credit).
 3. ``--run DIR`` (e.g. ``empathybench run --run-dir DIR`` on local/smollm2): the rule's count
    by kind, and the offline judge's means on the caught outputs without / with the rule.
 4. Loops: distinct-2 (texts of 40+ words) and the most repeated sentence, on the bundled
@@ -110,10 +111,23 @@ def main() -> None:
     )
     report["constructed"] = {"outputs": len(constructed), "by_kind": dict(kinds)}
     real = [r for name in BUNDLED_LABEL_FILES for r in load_labels(name)]
-    caught = [r.id for r in real if classify_reply(r.response, r.scenario)]
-    report["real_replies"] = {"replies": len(real), "false_positives": caught}
+    caught = [r for r in real if classify_reply(r.response, r.scenario)]
+    # Some labelled outputs are non-replies on purpose (judge-labels-v2 writes them so the
+    # offline judge learns them) or by their writer's choice; their labellers scored them 0.
+    # A catch is a false positive when its labellers gave it any credit.
+    credited = [r.id for r in caught if any(v > 0 for v in r.labels.values())]
+    report["real_replies"] = {
+        "labelled_outputs": len(real),
+        "caught": len(caught),
+        "caught_labelled_0_everywhere": len(caught) - len(credited),
+        "false_positives": credited,
+    }
     print(f"constructed non-replies: {len(constructed)}, caught by kind: {dict(kinds)}")
-    print(f"real labelled replies: {len(real)}, caught (false positives): {len(caught)}")
+    print(
+        f"labelled outputs: {len(real)}, caught: {len(caught)}, of which labelled 0 on every "
+        f"dimension: {len(caught) - len(credited)}, false positives (given credit): "
+        f"{len(credited)}"
+    )
     if not args.no_offline:
         means = offline_means(constructed)
         report["constructed"]["offline_judge"] = means
