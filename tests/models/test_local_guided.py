@@ -277,8 +277,10 @@ def test_no_copy_ngram_keeps_prompt_runs_out_of_the_reply(
     """With its own free reply pasted into the prompt, the random model copies runs of it
     back; banned, the reply (read after the opening quote) holds no prompt bigram."""
     scenario = small_suite.scenarios[0]
-    plain = tiny_model(tiny_dir, no_repeat_ngram=0, repetition_penalty=1.0)
-    banned = tiny_model(tiny_dir, no_repeat_ngram=0, repetition_penalty=1.0, no_copy_ngram=2)
+    plain = tiny_model(tiny_dir, no_repeat_ngram=0, repetition_penalty=1.0, reply_opening=' "')
+    banned = tiny_model(
+        tiny_dir, no_repeat_ngram=0, repetition_penalty=1.0, no_copy_ngram=2, reply_opening=' "'
+    )
     first = reply_after_opening(plain, guided_request(scenario, max_tokens=60))
     pasted = plain.engine.tokenizer.decode(first)
     messages = [
@@ -359,23 +361,20 @@ def test_repetition_penalty_lowers_seen_tokens_only() -> None:
 
 
 def test_the_opening_names_the_person_the_reply_is_for(tiny_dir: Path, small_suite: Suite) -> None:
-    """``{name}`` in the opening is the prompt's named person, or the PERSON the answer
-    chose on a group item; the forced words are fed and shown at the reply's start."""
+    """``{name}`` in the (default) opening is the prompt's named person, or the PERSON the
+    answer chose on a group item; the forced words are fed and shown at the reply's start."""
     scenarios = list(small_suite.scenarios)[:16]
     assert any(s.kind == "group" for s in scenarios)
-    outputs = ask(
-        tiny_model(tiny_dir, reply_opening=' "{name},'),
-        *(guided_request(s, max_tokens=8) for s in scenarios),
-    )
+    outputs = ask(tiny_model(tiny_dir), *(guided_request(s, max_tokens=8) for s in scenarios))
     for scenario, output in zip(scenarios, outputs, strict=True):
         parsed = parse_answer(output.text, scenario.options)
         person = parsed.person if scenario.kind == "group" else scenario.focus_person
         assert person is not None
         assert output.text.split("REPLY: ", 1)[1].startswith(f'"{person},'), output.text
-    plain = GuidedDecoding.from_options({"reply_opening": ' "{name},'})
-    assert plain.opening_for(None) == ' "'
-    assert plain.opening_for("Budi") == ' "Budi,'
-    assert GuidedDecoding().opening_for("Budi") == ' "'
+    named = GuidedDecoding()  # the default since guided-v2
+    assert named.opening_for(None) == ' "'
+    assert named.opening_for("Budi") == ' "Budi,'
+    assert GuidedDecoding(reply_opening=' "').opening_for("Budi") == ' "'
 
 
 def test_the_cache_room_covers_the_longest_name() -> None:
@@ -389,7 +388,7 @@ def test_the_cache_room_covers_the_longest_name() -> None:
         return list(text)  # one token per character
 
     assert field_costs(guide, named, encode)[-1] == len('REPLY: "Bartholomew-Jones,')
-    assert field_costs(guide, GuidedDecoding(), encode)[-1] == len('REPLY: "')
+    assert field_costs(guide, GuidedDecoding(reply_opening=' "'), encode)[-1] == len('REPLY: "')
 
 
 def test_decoding_options_are_checked(tiny_dir: Path) -> None:

@@ -30,7 +30,7 @@ from empathybench.records import Record
 
 AnswerMode = Literal["guided", "free"]
 ANSWER_MODES: tuple[AnswerMode, ...] = get_args(AnswerMode)
-GUIDED_VERSION = "guided-v1"
+GUIDED_VERSION = "guided-v2"
 PERSON_LABEL = "PERSON"
 NOBODY = "nobody"
 """Part of every guided cache key: bump it when guided decoding changes its answers."""
