@@ -360,19 +360,44 @@ def test_repetition_penalty_lowers_seen_tokens_only() -> None:
     assert banned.tolist() == [[0.0, 0.0, float("-inf"), 0.0]]
 
 
+def fed_texts(model: local.LocalModel, request: ModelRequest) -> str:
+    """Everything fed to the model for one request answered alone, decoded."""
+    ask(model, request)  # loads the weights
+    feeds: list[int] = []
+
+    def record(_module: Any, _args: Any, kwargs: dict[str, Any]) -> None:
+        ids = kwargs.get("input_ids")
+        if ids is not None and ids.shape[0] == 1:
+            feeds.extend(int(token) for token in ids[0])
+
+    handle = model.engine.model.register_forward_pre_hook(record, with_kwargs=True)
+    try:
+        ask(model, request)
+    finally:
+        handle.remove()
+    return str(model.engine.tokenizer.decode(feeds))
+
+
 def test_the_opening_names_the_person_the_reply_is_for(tiny_dir: Path, small_suite: Suite) -> None:
-    """``{name}`` in the (default) opening is the prompt's named person, or the PERSON the
-    answer chose on a group item; the forced words are fed and shown at the reply's start."""
-    scenarios = list(small_suite.scenarios)[:16]
-    assert any(s.kind == "group" for s in scenarios)
-    outputs = ask(tiny_model(tiny_dir), *(guided_request(s, max_tokens=8) for s in scenarios))
-    for scenario, output in zip(scenarios, outputs, strict=True):
+    """The default opening feeds the prompt's named person, or the PERSON the answer chose
+    on a group item, after the quote; the answer text keeps the quote but not the name, so
+    judges read only what the model wrote."""
+    model = tiny_model(tiny_dir)
+    for kind in ("emotion_support", "group"):
+        scenario = next(s for s in small_suite.scenarios if s.kind == kind)
+        request = guided_request(scenario, max_tokens=8)
+        output = ask(model, request)[0]
         parsed = parse_answer(output.text, scenario.options)
-        person = parsed.person if scenario.kind == "group" else scenario.focus_person
+        person = parsed.person if kind == "group" else scenario.focus_person
         assert person is not None
-        assert output.text.split("REPLY: ", 1)[1].startswith(f'"{person},'), output.text
+        assert f'REPLY: "{person},' in fed_texts(model, request)
+        reply = output.text.split("REPLY: ", 1)[1]
+        assert reply.startswith('"') and not reply.startswith(f'"{person},'), output.text
+        assert not reply.startswith('" '), output.text
+    plain = fed_texts(tiny_model(tiny_dir, reply_opening=' "'), guided_request(scenario, 8))
+    assert 'REPLY: "' in plain and f'REPLY: "{person},' not in plain
     named = GuidedDecoding()  # the default since guided-v2
-    assert named.opening_for(None) == ' "'
+    assert named.opening_for(None) == ' "' and named.shown_opening == '"'
     assert named.opening_for("Budi") == ' "Budi,'
     assert GuidedDecoding(reply_opening=' "').opening_for("Budi") == ' "'
 

@@ -16,7 +16,11 @@ KV cache kept), then for each field in the guide's order:
 
 Then it feeds the reply label, an opening quote and the name of the person the reply is for
 (``REPLY: "Budi,``: the prompt asks for the actual words said to them; a group item's person
-is the one the answer chose, and with nobody chosen only the quote is fed). Opened with a
+is the one the answer chose, and with nobody chosen only the quote is fed). The answer text
+keeps the quote but not the name: the name is the engine's, and the offline judge reads a
+reply that names its person as better (naming the right person is one of its signals; on
+standard-v5 the forced name alone raised Cheering Up from 0.35 to 0.54), so judges and the
+no-reply rule read only what the model wrote. Opened with a
 bare quote, SmolLM2 played a person of the scene in about one reply in five ("I'm 703."); on
 two fresh v5 draws the name opening left 18 of 200 non-replies in a blind reading against 43
 (``benchmarks/preregistrations/guided-reply-name.md``). It then generates the reply freely,
@@ -94,6 +98,13 @@ class GuidedDecoding:
                 f"local option reply_opening: {NAME} may appear once, and no other {{…}}"
             )
         return cls(penalty, ngram, score, opening, copy)
+
+    @property
+    def shown_opening(self) -> str:
+        """The part of the opening the answer text keeps: up to ``{name}`` (the quote). The
+        name and what follows it are fed to the model but not recorded, so every judge, and
+        the no-reply rule, read only what the model wrote after them."""
+        return self.reply_opening.split(NAME)[0].strip()
 
     def opening_for(self, name: str | None) -> str:
         """The forced opening for a reply to ``name`` (None: nobody is named)."""
@@ -342,9 +353,10 @@ def guided_decode(
         mark = time.perf_counter()
         chosen, fed, _ = _fill_fields(batch, guides, params, decoding, generators, encode)
         prefixes = [decoding.reply_prefix(g, c) for g, c in zip(guides, chosen, strict=True)]
-        openings = [  # the opening as the answer text shows it ('"Budi,')
-            decoding.opening_for(g.addressed_to(c)).strip() if g.reply_label else ""
-            for g, c in zip(guides, chosen, strict=True)
+        shown = [decoding.shown_opening if g.reply_label else "" for g in guides]
+        named = [  # rows fed more than the answer shows: their reply starts after "Budi,"
+            g.reply_label is not None and decoding.opening_for(g.addressed_to(c)).strip() != kept
+            for g, c, kept in zip(guides, chosen, shown, strict=True)
         ]
         engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + time.perf_counter() - mark
         replies: list[list[int]] = [[] for _ in jobs]
@@ -360,10 +372,13 @@ def guided_decode(
                 return True
             text = tokenizer.decode(reply, skip_special_tokens=True)
             stopped = token in engine.eos or reply_stop(text, stops) is not None
+            said = cut_reply(text, stops)
             jobs[row].resolve(
                 ModelOutput(
                     text=render_answer(
-                        guides[row], chosen[row], openings[row] + cut_reply(text, stops)
+                        guides[row],
+                        chosen[row],
+                        shown[row] + (said.lstrip() if named[row] else said),
                     ),
                     stop_reason="stop" if stopped else "length",
                     input_tokens=len(jobs[row].ids),
