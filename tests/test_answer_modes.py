@@ -101,6 +101,9 @@ def test_free_answers_refuse_options_only_guided_decoding_reads(option: str) -> 
         resolve_answer_mode(spec, "free")
     assert resolve_answer_mode(spec, "guided") == "guided"
     assert resolve_answer_mode(spec, None) == "guided"
+    # A reasoning strategy makes a local run answer free by default: refused there too.
+    with pytest.raises(UserError, match=f"{option} shape guided answers only.*chain-of-empathy"):
+        run_answer_mode(spec, "chain-of-empathy", None)
 
 
 @pytest.mark.parametrize("model_id", ["mock/tested", "anthropic/claude-x", "openai/gpt-x"])

@@ -11,7 +11,7 @@ from typing import Protocol
 from empathybench.errors import ParameterError, UserError
 from empathybench.models.base import ModelSpec
 from empathybench.models.guided import AnswerMode
-from empathybench.models.registry import resolve_answer_mode
+from empathybench.models.registry import refuse_guided_only_options, resolve_answer_mode
 from empathybench.progress import ProgressCallback
 from empathybench.prompts.strategies import get_strategy
 from empathybench.records import (
@@ -140,6 +140,7 @@ def run_answer_mode(
     mode = resolve_answer_mode(spec, requested)
     if mode == "guided" and isinstance(suite, Suite) and suite.origin == "original-benchmark":
         if requested is None:
+            refuse_guided_only_options(spec, f"on {suite.name}, which is answered free")
             return "free"
         raise UserError(
             f"{suite.name}: the original benchmark's items ask no EMOTION or NEEDS_HELP "
@@ -147,6 +148,7 @@ def run_answer_mode(
         )
     if mode == "guided" and get_strategy(strategy).system_addendum is not None:
         if requested is None:
+            refuse_guided_only_options(spec, f"with strategy={strategy}, answered free")
             return "free"
         raise ParameterError(
             f"strategy={strategy} asks for a line of reasoning before the answer, which "

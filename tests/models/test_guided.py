@@ -87,6 +87,16 @@ def test_the_reply_is_addressed_to_the_named_person_or_the_chosen_one(suite: str
     assert answer_guide(messages, [p.name for p in single.participants]).addressee is None
 
 
+def test_an_addressee_may_have_any_letters_and_up_to_three_words() -> None:
+    for name in ("José", "Mary Ann", "Nguyễn Thị Lan", "O'Neill-Brown"):
+        prompt = (
+            f'{name}: "Hello."\n\n1. What would you say? Write your actual words to {name}.'
+            "\n\nAnswer in exactly this format:\nEMOTION: <A, B or C>\nREPLY: <what you would say>"
+        )
+        guide = answer_guide([ChatMessage(role="user", content=prompt)], [name])
+        assert guide.addressee == name
+
+
 def test_nobody_detection() -> None:
     assert offers_nobody("name, or nobody")
     assert offers_nobody("Name or Nobody")

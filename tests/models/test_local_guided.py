@@ -400,6 +400,7 @@ def test_the_opening_names_the_person_the_reply_is_for(tiny_dir: Path, small_sui
     assert named.opening_for(None) == ' "' and named.shown_opening == '"'
     assert named.opening_for("Budi") == ' "Budi,'
     assert GuidedDecoding(reply_opening=' "').opening_for("Budi") == ' "'
+    assert GuidedDecoding(reply_opening=' "Dear {name},').shown_opening == '"Dear '
 
 
 def test_the_cache_room_covers_the_longest_name() -> None:

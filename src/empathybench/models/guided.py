@@ -30,10 +30,11 @@ from empathybench.records import Record
 
 AnswerMode = Literal["guided", "free"]
 ANSWER_MODES: tuple[AnswerMode, ...] = get_args(AnswerMode)
-GUIDED_VERSION = "guided-v2"
+GUIDED_VERSION = "guided-v3"
+"""Part of every guided cache key: bump it when guided decoding changes its answers (v2: the
+reply opened with the person's name and kept it; v3: the name is fed but not kept)."""
 PERSON_LABEL = "PERSON"
 NOBODY = "nobody"
-"""Part of every guided cache key: bump it when guided decoding changes its answers."""
 
 
 class GuidedField(Record):

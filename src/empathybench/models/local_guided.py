@@ -104,7 +104,7 @@ class GuidedDecoding:
         """The part of the opening the answer text keeps: up to ``{name}`` (the quote). The
         name and what follows it are fed to the model but not recorded, so every judge, and
         the no-reply rule, read only what the model wrote after them."""
-        return self.reply_opening.split(NAME)[0].strip()
+        return self.reply_opening.split(NAME)[0].lstrip()
 
     def opening_for(self, name: str | None) -> str:
         """The forced opening for a reply to ``name`` (None: nobody is named)."""
@@ -355,7 +355,7 @@ def guided_decode(
         prefixes = [decoding.reply_prefix(g, c) for g, c in zip(guides, chosen, strict=True)]
         shown = [decoding.shown_opening if g.reply_label else "" for g in guides]
         named = [  # rows fed more than the answer shows: their reply starts after "Budi,"
-            g.reply_label is not None and decoding.opening_for(g.addressed_to(c)).strip() != kept
+            g.reply_label is not None and decoding.opening_for(g.addressed_to(c)).lstrip() != kept
             for g, c, kept in zip(guides, chosen, shown, strict=True)
         ]
         engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + time.perf_counter() - mark

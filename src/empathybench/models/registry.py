@@ -260,14 +260,21 @@ def resolve_answer_mode(spec: ModelSpec, requested: str | None) -> AnswerMode:
     mode = answer_mode_named(requested)
     if mode == "guided" and (reason := guided_unsupported(spec)) is not None:
         raise ParameterError(reason, parameters=["answer_mode"])
+    if mode == "free":
+        refuse_guided_only_options(spec, "with answer_mode=free")
+    return mode
+
+
+def refuse_guided_only_options(spec: ModelSpec, why: str) -> None:
+    """A local model answering free must not be given options only guided decoding reads
+    (they would be ignored); ``why`` says why the run answers free."""
     guided_only = [key for key in GUIDED_ONLY_OPTIONS if key in spec.options]
-    if mode == "free" and spec.provider == "local" and guided_only:
+    if spec.provider == "local" and guided_only:
         raise ParameterError(
             f"the local option(s) {', '.join(guided_only)} shape guided answers only and "
-            "would be ignored with answer_mode=free: drop them, or answer in guided mode",
+            f"would be ignored {why}: drop them, or answer in guided mode",
             parameters=["answer_mode"],
         )
-    return mode
 
 
 GUIDED_ONLY_OPTIONS = (

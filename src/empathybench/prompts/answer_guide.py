@@ -26,7 +26,7 @@ from empathybench.models.guided import NOBODY, AnswerGuide, GuidedField
 from empathybench.records import ChatMessage
 
 REPLY_LABEL = "REPLY"
-_ADDRESSEE = re.compile(r"\bwords to ([A-Z][A-Za-z'-]*(?: [A-Z][A-Za-z'-]*)?)\.", re.MULTILINE)
+_ADDRESSEE = re.compile(r"\bwords to ([^\W\d_][\w'-]*(?: [^\W\d_][\w'-]*){0,2})\.")
 """The person a prompt asks the reply to be written to ("Write your actual words to Budi.")."""
 _FORMAT_LINE = re.compile(r"^([A-Z][A-Z_]*):\s*<([^>]*)>\s*$", re.MULTILINE)
 _SPEAKER_LINE = re.compile(r"^([A-Z][A-Za-z'-]*(?: [A-Z][A-Za-z'-]*)?):(?:[ \t]|$)", re.MULTILINE)
