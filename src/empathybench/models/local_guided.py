@@ -114,6 +114,14 @@ class GuidedDecoding:
             return self.reply_opening.split(NAME)[0]
         return self.reply_opening.replace(NAME, name)
 
+    def shown_reply(self, guide: AnswerGuide, chosen: list[str], said: str) -> str:
+        """The reply as the answer text records it: the shown opening, then what the model
+        said (after a fed name, without the space that followed it)."""
+        if guide.reply_label is None:
+            return said
+        named = NAME in self.reply_opening and guide.addressed_to(chosen) is not None
+        return self.shown_opening + (said.lstrip() if named else said)
+
     def reply_prefix(self, guide: AnswerGuide, chosen: list[str]) -> str:
         """What is fed after the fields: the reply label and the opening ("" for a guide
         with no reply label)."""
@@ -353,11 +361,6 @@ def guided_decode(
         mark = time.perf_counter()
         chosen, fed, _ = _fill_fields(batch, guides, params, decoding, generators, encode)
         prefixes = [decoding.reply_prefix(g, c) for g, c in zip(guides, chosen, strict=True)]
-        shown = [decoding.shown_opening if g.reply_label else "" for g in guides]
-        named = [  # rows fed more than the answer shows: their reply starts after "Budi,"
-            g.reply_label is not None and decoding.opening_for(g.addressed_to(c)).lstrip() != kept
-            for g, c, kept in zip(guides, chosen, shown, strict=True)
-        ]
         engine.seconds["fields"] = engine.seconds.get("fields", 0.0) + time.perf_counter() - mark
         replies: list[list[int]] = [[] for _ in jobs]
 
@@ -372,14 +375,10 @@ def guided_decode(
                 return True
             text = tokenizer.decode(reply, skip_special_tokens=True)
             stopped = token in engine.eos or reply_stop(text, stops) is not None
-            said = cut_reply(text, stops)
+            said = decoding.shown_reply(guides[row], chosen[row], cut_reply(text, stops))
             jobs[row].resolve(
                 ModelOutput(
-                    text=render_answer(
-                        guides[row],
-                        chosen[row],
-                        shown[row] + (said.lstrip() if named[row] else said),
-                    ),
+                    text=render_answer(guides[row], chosen[row], said),
                     stop_reason="stop" if stopped else "length",
                     input_tokens=len(jobs[row].ids),
                     output_tokens=fed[row] + len(reply) + (token in engine.eos),
