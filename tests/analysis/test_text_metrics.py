@@ -10,6 +10,20 @@ def test_words() -> None:
     assert words(" ... ?! ") == []
 
 
+def test_words_in_any_script() -> None:
+    """Letters outside ASCII are words: accented Latin, Cyrillic, Greek, Arabic, Hangul as
+    space-separated words; Chinese and Japanese characters one word each (no spaces)."""
+    assert words("Très désolée, ça va?") == ["très", "désolée", "ça", "va"]
+    assert words("Мне очень жаль.") == ["мне", "очень", "жаль"]
+    assert words("Λυπάμαι πολύ") == ["λυπάμαι", "πολύ"]
+    assert words("أنا آسف جدا") == ["أنا", "آسف", "جدا"]
+    assert words("정말 미안해요") == ["정말", "미안해요"]
+    assert words("我很抱歉。") == ["我", "很", "抱", "歉"]
+    assert words("大丈夫ですか") == ["大", "丈", "夫", "で", "す", "か"]
+    assert words("snake_case café") == ["snake", "case", "café"]
+    assert words("I’m") == ["i", "m"]  # unchanged: only the ASCII apostrophe joins
+
+
 def test_distinct_n_pools_lists_without_crossing_them() -> None:
     replies = [["a", "b", "a"], ["a", "b"]]
     assert distinct_n(replies, 1) == pytest.approx(2 / 5)

@@ -181,6 +181,45 @@ def test_what_does_not_fire(text: str, one_item_per_kind: list[Scenario]) -> Non
     assert classify_reply(text, one_item_per_kind[0]) is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "很抱歉你今天心情不好。如果你想聊聊，我在这里。",  # jl2-0270, labelled 0 everywhere
+        "REPLY: 很抱歉，{name}。",  # the person's name is a label word, not a reply
+        "EMOTION: A\nNEEDS_HELP: yes\nREPLY: Мне очень жаль.",
+    ],
+)
+def test_a_reply_in_a_script_the_prompt_does_not_use_is_not_a_reply(
+    text: str, one_item_per_kind: list[Scenario]
+) -> None:
+    scenario = one_item_per_kind[0]
+    no_reply = classify_reply(text.replace("{name}", scenario.focus_person), scenario)
+    assert no_reply is not None and no_reply.kind == "other_script"
+    # Mixed with words in the prompt's script, or in another Latin-script language, it is a
+    # reply (the judges score a reply in another language).
+    assert classify_reply("我很抱歉。 I'm here for you.", scenario) is None
+    assert classify_reply("REPLY: Lo siento mucho.", scenario) is None
+
+
+def test_a_suite_in_another_script_is_answered_in_that_script(
+    one_item_per_kind: list[Scenario],
+) -> None:
+    english = one_item_per_kind[0]
+    russian = english.model_copy(
+        update={
+            "messages": [
+                english.messages[0],
+                english.messages[-1].model_copy(
+                    update={"content": "Мария: «Я сегодня потеряла работу.» Что вы скажете?"}
+                ),
+            ]
+        }
+    )
+    assert classify_reply("REPLY: Мне очень жаль, Мария. Чем я могу помочь?", russian) is None
+    no_reply = classify_reply("REPLY: 很抱歉。", russian)
+    assert no_reply is not None and no_reply.kind == "other_script"
+
+
 def test_copied_scene_lines_are_not_a_reply(one_item_per_kind: list[Scenario]) -> None:
     scenario = next(s for s in one_item_per_kind if s.kind == "emotion_support")
     spoken = next(t for t in scenario.dialogue if t.speaker != "narration")
@@ -267,10 +306,20 @@ def test_numbers_and_said_letters_are_not_replies(
         ("Study.", False),  # a one-word reference answer is an answer
         ("No.", False),
         ("I hear you.", False),
+        ("我明白你的感受。", False),  # no question given: any words are an answer
+        ("。。。", True),
     ],
 )
 def test_therapy_answers(answer: str, fires: bool) -> None:
     assert (classify_reply(answer, None) is not None) == fires
+
+
+def test_a_therapy_answer_in_a_script_the_question_does_not_use() -> None:
+    question = "How do I stop feeling so anxious before exams?"
+    chinese = classify_reply("我明白你的感受。", None, question=question)
+    assert chinese is not None and chinese.kind == "other_script"
+    assert classify_reply("Breathe slowly; 加油!", None, question=question) is None
+    assert classify_reply("我明白你的感受。", None, question="我考试前很焦虑，怎么办？") is None
 
 
 def test_degenerate_loops_are_flagged_at_the_thresholds() -> None:

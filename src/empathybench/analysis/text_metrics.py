@@ -1,6 +1,11 @@
 """Plain text metrics shared by the reports, the no-reply rule and the probes' coherence checks.
 
-``words``: lower-case word tokens. ``distinct_n``: distinct n-grams over all n-grams of one or
+``words``: lower-case word tokens, in any script: a run of letters and digits (``I'm`` stays
+one token), except Chinese characters and Japanese kana, which are written without spaces and
+count one word each. (Before, only ASCII letters counted, so a reply in Chinese or Russian held
+no words and the no-reply rule scored it 0.) Scripts written with combining marks (Devanagari,
+Thai) split at the marks: such replies hold words, but their counts are rough. ASCII text
+gives the same tokens as before. ``distinct_n``: distinct n-grams over all n-grams of one or
 more token lists (n-grams never cross lists). ``repeated_ngram_share``: the share of a
 sequence's n-grams that already occurred earlier in it. Pure Python, no project imports, so
 any stage can use them.
@@ -11,7 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable, Sequence
 
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # kana, CJK ideographs
+_WORD = re.compile(
+    rf"[{_UNSPACED}]"  # one Chinese character or kana
+    rf"|[^\W_{_UNSPACED}]+"  # letters and digits of any other script
+    rf"(?:'[^\W\d_{_UNSPACED}]+)?"  # an apostrophe and letters: I'm, don't
+)
 
 
 def words(text: str) -> list[str]:

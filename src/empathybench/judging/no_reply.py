@@ -22,7 +22,12 @@ it does, every applicable text dimension scores 0 with the reason ``no reply`` a
 - **prose** — everything else (the ``REPLY:`` label itself dropped).
 
 The output holds a reply when its prose holds at least one word that is not a label word or a
-number ("1.", "785": a v5 person's number said back is not a reply).
+number ("1.", "785": a v5 person's number said back is not a reply), and at least one such
+word is written in a script the prompt uses: a reply entirely in Chinese to an English scene
+reaches the person as nothing (``other_script``; the labelling guide scores it 0 everywhere).
+Words count in any script (``analysis.text_metrics.words``), so a suite written in Russian or
+Chinese is answered in its own script; before, only ASCII letters counted, and such replies
+read as empty.
 Label words: the item's option words, the template version's emotion words (every form),
 letters a–d, yes/no, field names, participants' names, and placeholder words ("N/A", "none",
 "reply", "TBD", …). There is no minimum length: "Congratulations." is a reply (a 1-word reply
@@ -43,6 +48,7 @@ measure 0.11–0.35 and repeat a sentence 7–28 times (``benchmarks/no_reply.py
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -91,6 +97,7 @@ _DETAILS: dict[NoReplyKind, str] = {
     "answer_lines_only": "only answer lines (EMOTION / NEEDS_HELP, a letter), no reply",
     "labels_only": "only option or answer words or numbers, no reply",
     "scene_only": "only lines of the scene (copied, or spoken as someone in it), no reply",
+    "other_script": "the reply is written in a script the prompt does not use",
 }
 
 
@@ -193,6 +200,12 @@ def _is_option_line(line: str, scenario: Scenario) -> bool:
     return bool(tokens) and all(token in allowed for token in tokens)
 
 
+def scene_prompt(scenario: Scenario) -> str:
+    """The prompt text the rule compares a reply with: the last message (the scene and its
+    questions; the system message is the same English text for every item)."""
+    return scenario.messages[-1].content if scenario.messages else ""
+
+
 def _is_scene_line(line: str, scenario: Scenario, *, reply_value: bool = False) -> bool:
     """A line copied from the prompt, or a line spoken by someone in the scene (``Name: …``).
 
@@ -202,7 +215,7 @@ def _is_scene_line(line: str, scenario: Scenario, *, reply_value: bool = False) 
     speaker = None if reply_value else _SPEAKER.match(line)
     if speaker and speaker.group(1).strip().lower() in names:
         return True
-    prompt = scenario.messages[-1].content if scenario.messages else ""
+    prompt = scene_prompt(scenario)
     if copies_prompt(line, prompt):
         return True
     # "Budi, I'm 904.": a short line said back with a form of address. A longer line is
@@ -271,11 +284,28 @@ def _strip_spans(text: str) -> str:
     return _PLACEHOLDER_SPAN.sub(" ", text)
 
 
-def classify_reply(output: str | None, scenario: Scenario | None) -> NoReply | None:
+@cache
+def scripts(text: str) -> frozenset[str]:
+    """The scripts of a text's letters, as the first word of their Unicode names (LATIN,
+    CYRILLIC, GREEK, ARABIC, HANGUL, CJK, HIRAGANA, …)."""
+    return frozenset(unicodedata.name(char, "?").split()[0] for char in set(text) if char.isalpha())
+
+
+def _foreign(tokens: list[str], prompt: str) -> bool:
+    """Whether no token has a letter in a script of ``prompt`` (tokens of digits only are
+    left out by the callers)."""
+    known = scripts(prompt)
+    return not any(scripts(token) & known for token in tokens)
+
+
+def classify_reply(
+    output: str | None, scenario: Scenario | None, *, question: str | None = None
+) -> NoReply | None:
     """Why ``output`` holds no reply to the person (None when it holds one).
 
     ``scenario`` is the benchmark item the output answers, or None for a therapy answer (the
-    rule then applies to the whole answer).
+    rule then applies to the whole answer; ``question``, when given, is what it answers, and
+    an answer with no word in the question's scripts is ``other_script``).
     """
     text = output or ""
     if not words(text):
@@ -287,12 +317,16 @@ def classify_reply(output: str | None, scenario: Scenario | None) -> NoReply | N
             return NoReply("placeholder")
         if all(word in PLACEHOLDER_WORDS for word in remaining):
             return NoReply("placeholder")
+        said = [word for word in remaining if not word.isdigit()]
+        if question is not None and said and _foreign(said, question):
+            return NoReply("other_script")
         return None
     lines = _sort_lines(text, scenario)
     tokens = words("\n".join(lines.prose))
     labels = label_words(scenario)
-    if any(token not in labels and not token.isdigit() for token in tokens):
-        return None
+    said = [token for token in tokens if token not in labels and not token.isdigit()]
+    if said:
+        return NoReply("other_script") if _foreign(said, scene_prompt(scenario)) else None
     if lines.placeholders or (tokens and all(token in PLACEHOLDER_WORDS for token in tokens)):
         return NoReply("placeholder")
     if lines.option_lines:
@@ -343,9 +377,11 @@ def reply_part(output: str, scenario: Scenario | None) -> str:
     return (parse_answer(output, scenario.options).reply or output).strip()
 
 
-def check_reply(output: str | None, scenario: Scenario | None) -> ReplyCheck:
+def check_reply(
+    output: str | None, scenario: Scenario | None, *, question: str | None = None
+) -> ReplyCheck:
     """The no-reply rule, and (when there is a reply) the degenerate-loop flag."""
-    no_reply = classify_reply(output, scenario)
+    no_reply = classify_reply(output, scenario, question=question)
     if no_reply is not None or output is None:
         return ReplyCheck(no_reply, None)
     return ReplyCheck(None, degenerate_reason(reply_part(output, scenario)))

@@ -18,6 +18,7 @@ NoReplyKind = Literal[
     "scene_only",
     "answer_lines_only",
     "labels_only",
+    "other_script",
 ]
 """Why an output holds no reply to the person (``judging.no_reply``)."""
 

@@ -150,7 +150,10 @@ def _judge_offline(
         result.skipped += len(by_key) - len(pending)
         if not pending:
             continue
-        checks = [check_reply(answer.text, None) for answer in pending]
+        checks = [
+            check_reply(answer.text, None, question=questions[answer.question_id].question)
+            for answer in pending
+        ]
         to_score = [a for a, check in zip(pending, checks, strict=True) if not check.no_reply]
         scores = iter(
             score_responses(

@@ -118,7 +118,7 @@ async def judge_therapy_answer(
     without a call.
     """
     transcript = JudgeTranscript()
-    check = check_reply(answer, None)
+    check = check_reply(answer, None, question=question)
 
     def finish(scores: dict[str, ComponentScore], error: CallError | None = None) -> TherapyVerdict:
         return TherapyVerdict(
