@@ -11,8 +11,11 @@ It is not the default because its answers depend on the batch: rounding every ac
 significant bits turns the tiny differences in summation order that left-padding to another
 width causes into different tokens, so an item answered in a 20-item run can read differently
 from the same item in the 100-item run (7 of 20 replies in the recorded run; the answer fields
-in 1 of 20). float32 answers are the same in any batch (a test holds it), so a resumed, limited
-or re-batched run reproduces the full run. Figures: ``benchmarks/local_dtype.py --runs``.
+in 1 of 20). float32 answers were the same in every batch tried (a test holds it on mixed
+items), so a resumed, limited or re-batched run reproduces the full run; this is measured, not
+guaranteed: float32 matrix products of 1, 2, 3 or 7 rows can differ in the last bit from the
+same rows in a larger product (bfloat16's do not; ``benchmarks/local_floor.py``), too little to
+change any answer seen so far. Figures: ``benchmarks/local_dtype.py --runs``.
 """
 
 from __future__ import annotations
