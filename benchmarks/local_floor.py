@@ -8,7 +8,8 @@ products. This script times ``torch.nn.functional.linear`` at the model's own sh
 576, MLP 1536, key/value 192, vocabulary 49,152) in float32 and bfloat16, at the row counts the
 engine uses (one prompt's rows in a prefill, a batch of rows in a decoding step), and prints
 the seconds those products alone need for the main job's token counts (``--prompt-tokens``,
-``--output-tokens``, ``--prefill-rows``, ``--decode-rows``): attention, loading and the judge come on top.
+``--output-tokens``, ``--prefill-rows``, ``--decode-rows``): attention, loading and the
+judge come on top.
 
 It also checks, per dtype, whether a row's result depends on how many rows share the product
 (``row_invariant``): a local engine whose answers must not depend on the batch can only use a

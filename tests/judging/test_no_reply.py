@@ -25,8 +25,10 @@ from empathybench.judging.no_reply import (
     DEGENERATE_DISTINCT_2,
     DEGENERATE_MIN_WORDS,
     NO_REPLY,
+    NoReply,
     classify_reply,
     degenerate_reason,
+    no_reply_scores,
 )
 from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.judging.run_judges import JudgeRunOptions, judge_run
@@ -199,6 +201,16 @@ def test_a_reply_in_a_script_the_prompt_does_not_use_is_not_a_reply(
     # reply (the judges score a reply in another language).
     assert classify_reply("我很抱歉。 I'm here for you.", scenario) is None
     assert classify_reply("REPLY: Lo siento mucho.", scenario) is None
+    # Latin in other forms is Latin; a token with no letter counts neither way.
+    assert (
+        classify_reply(
+            "REPLY: \U0001d5dc'\U0001d5fa \U0001d600\U0001d5fc\U0001d5ff\U0001d5ff\U0001d606",
+            scenario,
+        )
+        is None
+    )
+    assert classify_reply("REPLY: ＩＭ ＳＯＲＲＹ", scenario) is None
+    assert classify_reply("REPLY: ½ of it is done, well done!", scenario) is None
 
 
 def test_a_suite_in_another_script_is_answered_in_that_script(
@@ -504,6 +516,44 @@ def test_verdicts_from_before_the_rule_are_redone_by_the_rule_without_a_call(
     assert result.judged == len(silent)
     latest = store.verdicts("mock/judge-a").latest()
     assert {k[0] for k, v in latest.items() if v.no_reply} == silent
+
+
+def test_verdicts_an_earlier_rule_set_aside_are_judged_when_they_hold_a_reply(
+    small_suite: Suite, small_suite_path: Path, tmp_path: Path
+) -> None:
+    """Before words counted in every script, a reply in Russian held no words: its verdict
+    says no reply. When the rule now reads a reply there, the item is judged again."""
+    run_dir, silent = _half_silent_run(small_suite, small_suite_path, tmp_path / "run")
+    store = RunStore(run_dir)
+    log = store.verdicts("mock/judge-a")
+    log.open()
+    judged = [s for s in small_suite.scenarios if judged_dimensions(s)]
+    for scenario in judged:  # an earlier rule set every output aside
+        log.append(
+            Verdict(
+                run_id=store.read_manifest().run_id,
+                scenario_id=scenario.id,
+                epoch=0,
+                judge="mock/judge-a",
+                rubric_version="rubric-v1",
+                scores=no_reply_scores(judged_dimensions(scenario), NoReply("empty")),
+                no_reply="empty",
+                finished_at="then",
+            )
+        )
+    log.close()
+    judge = MockModel(parse_model_id("mock/judge-a"))
+    result = asyncio.run(
+        judge_run(
+            JudgeRunOptions(run_dir=run_dir, judges=[judge.spec]),
+            models={judge.spec.id: judge},
+        )
+    )
+    replies = {s.id for s in judged} - silent
+    assert replies and judge.total_calls == len(replies)
+    assert result.judged == len(replies)
+    latest = store.verdicts("mock/judge-a").latest()
+    assert {k[0] for k, v in latest.items() if v.no_reply} == silent & {s.id for s in judged}
 
 
 def test_records_written_before_the_rule_still_read() -> None:

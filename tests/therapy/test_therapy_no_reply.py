@@ -52,6 +52,28 @@ def test_an_llm_judge_is_not_asked_about_an_answer_with_nothing_to_score(answer:
     assert verdict.empathy == 1.0
 
 
+@pytest.mark.parametrize(
+    ("question", "asked"), [("I feel alone.", False), ("我感到很孤独。", True)]
+)
+def test_an_answer_in_a_script_the_question_does_not_use_is_not_judged(
+    question: str, asked: bool
+) -> None:
+    judge = MockModel(parse_model_id("mock/judge"))
+    verdict = asyncio.run(
+        judge_therapy_answer(
+            judge,
+            question,
+            "我明白你的感受，我在这里陪着你。",
+            source="mock/alpha",
+            question_id="q1",
+            epoch=0,
+            settings=JudgeSettings(),
+        )
+    )
+    assert (judge.total_calls > 0) == asked
+    assert verdict.no_reply == (None if asked else "other_script")
+
+
 def test_judging_a_study_scores_empty_answers_by_rule_and_flags_loops(
     silent_study: Study,
 ) -> None:

@@ -4,8 +4,9 @@
 one token), except Chinese characters and Japanese kana, which are written without spaces and
 count one word each. (Before, only ASCII letters counted, so a reply in Chinese or Russian held
 no words and the no-reply rule scored it 0.) Scripts written with combining marks (Devanagari,
-Thai) split at the marks: such replies hold words, but their counts are rough. ASCII text
-gives the same tokens as before. ``distinct_n``: distinct n-grams over all n-grams of one or
+Thai) split at the marks: such replies hold words, but their counts are rough. Text is
+NFKC-normalised first (full-width letters, ligatures, decomposed accents). ASCII text gives
+the same tokens as before. ``distinct_n``: distinct n-grams over all n-grams of one or
 more token lists (n-grams never cross lists). ``repeated_ngram_share``: the share of a
 sequence's n-grams that already occurred earlier in it. Pure Python, no project imports, so
 any stage can use them.
@@ -14,6 +15,7 @@ any stage can use them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Hashable, Sequence
 
 _UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # kana, CJK ideographs
@@ -26,7 +28,7 @@ _WORD = re.compile(
 
 def words(text: str) -> list[str]:
     """Lower-case word tokens (``I'm`` stays one token; punctuation is dropped)."""
-    return _WORD.findall(text.lower())
+    return _WORD.findall(unicodedata.normalize("NFKC", text).lower())
 
 
 def distinct_n(token_lists: Sequence[Sequence[Hashable]], n: int) -> float | None:

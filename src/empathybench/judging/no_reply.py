@@ -80,7 +80,7 @@ _SAYS_A_LETTER = re.compile(
 _SPEAKER = re.compile(r"^\s*([^:\n]{1,60}):\s*\S")
 _INLINE_REPLY = re.compile(r"\breply\s*[:\-–=]\s*(.*)$", re.IGNORECASE)
 _PLACEHOLDER_SPAN = re.compile(r"<[^<>\n]{0,120}>|\[[^\[\]\n]{0,120}\]|\{[^{}\n]{0,120}\}")
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？])|\n+")  # CJK ends need no space
 PLACEHOLDER_WORDS = frozenset(
     {"n", "a", "na", "none", "null", "nil", "tbd", "todo", "reply", "your", "answer"}
     | {"response", "text", "here", "insert", "placeholder", "xxx", "etc"}
@@ -288,14 +288,18 @@ def _strip_spans(text: str) -> str:
 def scripts(text: str) -> frozenset[str]:
     """The scripts of a text's letters, as the first word of their Unicode names (LATIN,
     CYRILLIC, GREEK, ARABIC, HANGUL, CJK, HIRAGANA, …)."""
-    return frozenset(unicodedata.name(char, "?").split()[0] for char in set(text) if char.isalpha())
+    normal = unicodedata.normalize("NFKC", text)  # full-width and math-bold Latin are Latin
+    return frozenset(
+        unicodedata.name(char, "?").split()[0] for char in set(normal) if char.isalpha()
+    )
 
 
 def _foreign(tokens: list[str], prompt: str) -> bool:
-    """Whether no token has a letter in a script of ``prompt`` (tokens of digits only are
-    left out by the callers)."""
+    """Whether the tokens hold letters, none of them in a script of ``prompt`` (tokens with
+    no letter, such as "½", count neither way)."""
     known = scripts(prompt)
-    return not any(scripts(token) & known for token in tokens)
+    lettered = [found for found in map(scripts, tokens) if found]
+    return bool(lettered) and not any(found & known for found in lettered)
 
 
 def classify_reply(

@@ -111,15 +111,16 @@ def pending_items(
     existing: dict[ItemKey, Verdict],
     scenarios: dict[str, Scenario],
 ) -> list[ItemKey]:
-    """Answered items this judge has not scored yet, whose judge call failed, or that were
-    judged before the no-reply rule although they hold no reply (redone by rule, no call)."""
+    """Answered items this judge has not scored yet, whose judge call failed, or whose verdict
+    the no-reply rule now reads the other way: judged although they hold no reply (redone by
+    rule, no call), or set aside by an earlier rule although they hold one (e.g. a reply in
+    Russian to a Russian suite, which held no words before words counted in every script)."""
 
     def stale(key: ItemKey, verdict: Verdict) -> bool:
         if verdict.error is not None:
             return True
-        if verdict.no_reply is not None:
-            return False
-        return classify_reply(responses[key].text, scenarios[key[0]]) is not None
+        ruled_out = classify_reply(responses[key].text, scenarios[key[0]]) is not None
+        return ruled_out != (verdict.no_reply is not None)
 
     return [
         key

@@ -66,15 +66,21 @@ class TherapyJudgeResult:
 
 
 def pending_answers(
-    answers: dict[ItemKey, SourceAnswer], existing: dict[ItemKey, TherapyVerdict]
+    answers: dict[ItemKey, SourceAnswer],
+    existing: dict[ItemKey, TherapyVerdict],
+    questions: dict[str, TherapyQuestion],
 ) -> list[SourceAnswer]:
-    """Answers a judge has not scored yet, whose judge call failed, or that were judged before
-    the no-reply rule although they hold nothing to score (redone by rule, no call)."""
+    """Answers a judge has not scored yet, whose judge call failed, or whose verdict the
+    no-reply rule now reads the other way: judged although they hold nothing to score (redone
+    by rule, no call), or set aside by an earlier rule although they hold an answer (e.g. one
+    in Chinese, which held no words before words counted in every script)."""
 
     def stale(answer: SourceAnswer, verdict: TherapyVerdict) -> bool:
         if verdict.error is not None:
             return True
-        return verdict.no_reply is None and classify_reply(answer.text, None) is not None
+        question = questions[answer.question_id].question
+        ruled_out = classify_reply(answer.text, None, question=question) is not None
+        return ruled_out != (verdict.no_reply is not None)
 
     return [
         answer
@@ -146,7 +152,7 @@ def _judge_offline(
     scorer = load_empathy_scorer(Path(head)) if head else bundled_scorer()
     for source, by_key in answers.items():
         log = study.verdict_log(judge_id, source)
-        pending = pending_answers(by_key, log.latest())
+        pending = pending_answers(by_key, log.latest(), questions)
         result.skipped += len(by_key) - len(pending)
         if not pending:
             continue
@@ -211,7 +217,7 @@ async def _judge_with_model(
     try:
         for source, by_key in answers.items():
             log = study.verdict_log(spec.id, source)
-            pending = pending_answers(by_key, log.latest())
+            pending = pending_answers(by_key, log.latest(), questions)
             result.skipped += len(by_key) - len(pending)
             log.open()
             try:

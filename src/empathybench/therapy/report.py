@@ -174,6 +174,7 @@ def build_therapy_report(
     chosen_judges = report_judges(study, judges)
     chosen_sources = sources or study.sources()
     answers = study.answers(chosen_sources)
+    texts = {key: q.question for key, q in study.question_set().by_id.items()}
     scores = {source: _source_scores(study, source, chosen_judges) for source in chosen_sources}
     human = _per_question(scores[HUMAN]) if HUMAN in scores else None
     summaries = []
@@ -206,7 +207,10 @@ def build_therapy_report(
                 ),
                 p_value=round(p_value, 4),
             )
-        checks = [check_reply(answer.text, None) for answer in answers[source].values()]
+        checks = [
+            check_reply(answer.text, None, question=texts[answer.question_id])
+            for answer in answers[source].values()
+        ]
         summaries.append(
             SourceSummary(
                 source=source,
