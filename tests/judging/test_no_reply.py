@@ -482,14 +482,17 @@ def test_a_run_counts_no_replies_and_asks_the_judge_only_about_replies(
     assert entry.no_reply == len(silent)
 
 
-def test_verdicts_from_before_the_rule_are_redone_by_the_rule_without_a_call(
-    small_suite: Suite, small_suite_path: Path, tmp_path: Path
-) -> None:
-    run_dir, silent = _half_silent_run(small_suite, small_suite_path, tmp_path / "run")
+def _rejudge_over_old_verdicts(
+    suite: Suite, run_dir: Path, no_reply: NoReply | None
+) -> tuple[MockModel, int, dict[str, bool]]:
+    """Write a verdict for every item as an earlier judge would (0.5 everywhere, or the rule's
+    0 with ``no_reply``), judge the run again with a mock judge, and return the judge, how many
+    items were judged and, per item, whether its latest verdict says no reply."""
     store = RunStore(run_dir)
     log = store.verdicts("mock/judge-a")
     log.open()
-    for scenario in small_suite.scenarios:  # what an old judge wrote: 0.74 on everything
+    for scenario in suite.scenarios:
+        dimensions = judged_dimensions(scenario)
         log.append(
             Verdict(
                 run_id=store.read_manifest().run_id,
@@ -497,10 +500,10 @@ def test_verdicts_from_before_the_rule_are_redone_by_the_rule_without_a_call(
                 epoch=0,
                 judge="mock/judge-a",
                 rubric_version="rubric-v1",
-                scores={
-                    d: DimensionScore(status="scored", value=0.5)
-                    for d in judged_dimensions(scenario)
-                },
+                scores=no_reply_scores(dimensions, no_reply)
+                if no_reply
+                else {d: DimensionScore(status="scored", value=0.5) for d in dimensions},
+                no_reply=no_reply.kind if no_reply else None,
                 finished_at="then",
             )
         )
@@ -512,10 +515,18 @@ def test_verdicts_from_before_the_rule_are_redone_by_the_rule_without_a_call(
             models={judge.spec.id: judge},
         )
     )
-    assert judge.total_calls == 0
-    assert result.judged == len(silent)
     latest = store.verdicts("mock/judge-a").latest()
-    assert {k[0] for k, v in latest.items() if v.no_reply} == silent
+    return judge, result.judged, {k[0]: v.no_reply is not None for k, v in latest.items()}
+
+
+def test_verdicts_from_before_the_rule_are_redone_by_the_rule_without_a_call(
+    small_suite: Suite, small_suite_path: Path, tmp_path: Path
+) -> None:
+    run_dir, silent = _half_silent_run(small_suite, small_suite_path, tmp_path / "run")
+    judge, judged, ruled = _rejudge_over_old_verdicts(small_suite, run_dir, None)
+    assert judge.total_calls == 0
+    assert judged == len(silent)
+    assert {item for item, out in ruled.items() if out} == silent
 
 
 def test_verdicts_an_earlier_rule_set_aside_are_judged_when_they_hold_a_reply(
@@ -524,36 +535,12 @@ def test_verdicts_an_earlier_rule_set_aside_are_judged_when_they_hold_a_reply(
     """Before words counted in every script, a reply in Russian held no words: its verdict
     says no reply. When the rule now reads a reply there, the item is judged again."""
     run_dir, silent = _half_silent_run(small_suite, small_suite_path, tmp_path / "run")
-    store = RunStore(run_dir)
-    log = store.verdicts("mock/judge-a")
-    log.open()
-    judged = [s for s in small_suite.scenarios if judged_dimensions(s)]
-    for scenario in judged:  # an earlier rule set every output aside
-        log.append(
-            Verdict(
-                run_id=store.read_manifest().run_id,
-                scenario_id=scenario.id,
-                epoch=0,
-                judge="mock/judge-a",
-                rubric_version="rubric-v1",
-                scores=no_reply_scores(judged_dimensions(scenario), NoReply("empty")),
-                no_reply="empty",
-                finished_at="then",
-            )
-        )
-    log.close()
-    judge = MockModel(parse_model_id("mock/judge-a"))
-    result = asyncio.run(
-        judge_run(
-            JudgeRunOptions(run_dir=run_dir, judges=[judge.spec]),
-            models={judge.spec.id: judge},
-        )
-    )
-    replies = {s.id for s in judged} - silent
+    judge, judged, ruled = _rejudge_over_old_verdicts(small_suite, run_dir, NoReply("empty"))
+    replies = {s.id for s in small_suite.scenarios if judged_dimensions(s)} - silent
     assert replies and judge.total_calls == len(replies)
-    assert result.judged == len(replies)
-    latest = store.verdicts("mock/judge-a").latest()
-    assert {k[0] for k, v in latest.items() if v.no_reply} == silent & {s.id for s in judged}
+    assert judged == len(replies)
+    assert not any(ruled[item] for item in replies)
+    assert all(ruled[item] for item in silent)
 
 
 def test_records_written_before_the_rule_still_read() -> None:
