@@ -136,13 +136,17 @@ def test_the_offline_scorer_never_sees_an_empty_answer(
     assert verdicts["q3"].scored_by is not None
 
 
-def test_a_verdict_from_before_the_rule_is_redone_without_a_call(silent_study: Study) -> None:
-    log = silent_study.verdict_log("mock/critic", "mock/silent")
+def _rejudge_over_old_verdicts(
+    study: Study, source: str
+) -> tuple[MockModel, int, int, dict[str, TherapyVerdict]]:
+    """Write what an old judge wrote for every answer of ``source`` (2.5 everywhere, no rule),
+    judge again with a mock judge; the judge, judged and skipped counts and latest verdicts."""
+    log = study.verdict_log("mock/critic", source)
     log.open()
     for question in ANSWERS:
         log.append(
             TherapyVerdict(
-                source="mock/silent",
+                source=source,
                 scenario_id=question,
                 epoch=0,
                 judge="mock/critic",
@@ -155,15 +159,29 @@ def test_a_verdict_from_before_the_rule_is_redone_without_a_call(silent_study: S
     judge = MockModel(parse_model_id("mock/critic"))
     result = asyncio.run(
         judge_study(
-            TherapyJudgeOptions(
-                study_dir=silent_study.directory,
-                judges=[judge.spec],
-                sources=["mock/silent"],
-            ),
+            TherapyJudgeOptions(study_dir=study.directory, judges=[judge.spec], sources=[source]),
             models={judge.spec.id: judge},
         )
     )
-    assert judge.total_calls == 0 and (result.judged, result.skipped) == (2, 1)
-    verdicts = {k[0]: v for k, v in silent_study.verdicts("mock/critic", "mock/silent").items()}
+    verdicts = {k[0]: v for k, v in study.verdicts("mock/critic", source).items()}
+    return judge, result.judged, result.skipped, verdicts
+
+
+def test_a_verdict_from_before_the_rule_is_redone_without_a_call(silent_study: Study) -> None:
+    judge, judged, skipped, verdicts = _rejudge_over_old_verdicts(silent_study, "mock/silent")
+    assert judge.total_calls == 0 and (judged, skipped) == (2, 1)
     assert verdicts["q1"].scores["cognitive"].value == 1.0
     assert verdicts["q3"].scores["cognitive"].value == 2.5
+
+
+def test_an_old_verdict_on_an_answer_in_another_script_is_redone_by_the_rule(
+    tmp_path: Path,
+) -> None:
+    """The questions are English; before words counted in every script, a Chinese answer read
+    as empty, and a judge that scored it stays stale until the rule sets it aside."""
+    answers = {"q1": "我明白你的感受。", "q2": "I'm so sorry about your dog.", "q3": LOOP}
+    study = make_study(tmp_path / "study", models=(), answers={"mock/chinese": answers})
+    judge, judged, skipped, verdicts = _rejudge_over_old_verdicts(study, "mock/chinese")
+    assert judge.total_calls == 0 and (judged, skipped) == (1, 2)
+    assert verdicts["q1"].no_reply == "other_script"
+    assert verdicts["q2"].no_reply is None and verdicts["q2"].scores["cognitive"].value == 2.5

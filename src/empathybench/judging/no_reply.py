@@ -321,8 +321,7 @@ def classify_reply(
             return NoReply("placeholder")
         if all(word in PLACEHOLDER_WORDS for word in remaining):
             return NoReply("placeholder")
-        said = [word for word in remaining if not word.isdigit()]
-        if question is not None and said and _foreign(said, question):
+        if question is not None and _foreign(remaining, question):
             return NoReply("other_script")
         return None
     lines = _sort_lines(text, scenario)
