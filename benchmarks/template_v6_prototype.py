@@ -27,12 +27,12 @@ quadratic reader that can learn which words match). ``--sheet`` writes a blind r
 (``--sheet-per-family`` items per family, keys to a separate file); ``--reading`` scores a
 reader's answers against those keys. Writes benchmarks/results/template_v6_prototype_ROUND.json.
 
-    python benchmarks/template_v6_prototype.py [--round round1|round2] [--train-n 3000]
-        [--seeds 24 25 26]
-        [--sheet DIR --sheet-seed 32] [--reading ANSWERS.jsonl KEYS.json]
+    python benchmarks/template_v6_prototype.py [--round round1|round2|round3] [--train-n 3000]
+        [--seeds 27 28 29]
+        [--sheet DIR --sheet-seed 33] [--reading ANSWERS.jsonl KEYS.json]
 
-The defaults are round 2's registered seeds; round 1 ran with ``--seeds 21 22 23`` and
-``--sheet-seed 31``.
+The defaults are round 3's registered seeds; round 1 ran with ``--seeds 21 22 23`` and
+``--sheet-seed 31``, round 2 with ``--seeds 24 25 26`` and ``--sheet-seed 32``.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ from empathybench.scenarios.episode_templates import load_episode_templates
 
 ROOT = Path(__file__).resolve().parent
 PROTOTYPES = ROOT / "prototypes" / "v6_stakes"
-ROUNDS = ("round1", "round2")
+ROUNDS = ("round1", "round2", "round3")
 
 ATTITUDES = ("want", "dread", "unknown")
 EMOTION = {"want": "delighted", "dread": "frustrated", "unknown": "nervous"}
@@ -96,25 +96,46 @@ def _capital(text: str) -> str:
     return text[0].upper() + text[1:]
 
 
-def _phrasing(family: dict[str, Any], value: int, attitude: str, rng: random.Random) -> str:
+DISTINCT_FROM = "round3"
+"""From round 3 (amendment 2) the three people get three different values, and a phrasing is
+not repeated within an item while unused ones remain; rounds 1 and 2 draw as they did."""
+
+
+def _phrasing(
+    family: dict[str, Any], value: int, attitude: str, rng: random.Random, used: set[str] | None
+) -> str:
     """One sentence of a note: round 1 fills a family-wide phrasing with the value's name;
-    round 2 draws from the value's own phrasings (reasons that fit that value)."""
+    later rounds draw from the value's own phrasings (reasons that fit that value), from
+    round 3 preferring those not yet ``used`` in the item."""
     if attitude in family:
         return str(rng.choice(family[attitude])).replace("{v}", family["values"][value]["say"])
-    return str(rng.choice(family["values"][value][attitude]))
+    pool = [str(text) for text in family["values"][value][attitude]]
+    if used is not None:
+        pool = [text for text in pool if text not in used] or pool
+    chosen = rng.choice(pool)
+    if used is not None:
+        used.add(chosen)
+    return chosen
 
 
-def draw_item(family: dict[str, Any], rng: random.Random, people: list[Any]) -> dict[str, Any]:
+def draw_item(
+    family: dict[str, Any], rng: random.Random, people: list[Any], distinct: bool = False
+) -> dict[str, Any]:
     """One single-person item: three people, their notes, the board, and the keys."""
     cast = rng.sample(people, 3)
     refs = rng.sample(range(100, 1000), 3)
+    outcome_values = rng.sample(range(3), 3) if distinct else None
+    used: set[str] | None = set() if distinct else None
     persons = []
-    for person, ref in zip(cast, refs, strict=True):
+    for index, (person, ref) in enumerate(zip(cast, refs, strict=True)):
         values = dict(zip(ATTITUDES, rng.sample(range(3), 3), strict=True))
-        outcome = rng.choice(ATTITUDES)
+        if outcome_values is None:
+            outcome = rng.choice(ATTITUDES)
+        else:
+            outcome = next(a for a in ATTITUDES if values[a] == outcome_values[index])
         place, need_place = rng.randrange(2), rng.randrange(2)
         sentences = [
-            _capital(_phrasing(family, values[attitude], attitude, rng))
+            _capital(_phrasing(family, values[attitude], attitude, rng, used))
             for attitude in rng.sample(ATTITUDES, 3)
         ]
         need = rng.choice(family["need"]).replace("{p}", family["places"][need_place]["say"])
@@ -172,11 +193,13 @@ def draw_item(family: dict[str, Any], rng: random.Random, people: list[Any]) -> 
     }
 
 
-def draw_set(families: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
+def draw_set(
+    families: list[dict[str, Any]], n: int, seed: int, distinct: bool = False
+) -> list[dict[str, Any]]:
     """``n`` items, the families in turn."""
     rng = random.Random(seed)
     people = load_episode_templates("v4").people
-    return [draw_item(families[i % len(families)], rng, people) for i in range(n)]
+    return [draw_item(families[i % len(families)], rng, people, distinct) for i in range(n)]
 
 
 def visible(item: dict[str, Any], question: str) -> VisibleItem:
@@ -291,12 +314,14 @@ def audit(train: list[dict[str, Any]], fresh: dict[int, list[dict[str, Any]]]) -
 
 
 def write_sheet(
-    families: list[dict[str, Any]], directory: Path, seed: int, per_family: int
+    families: list[dict[str, Any]], directory: Path, seed: int, per_family: int, distinct: bool
 ) -> None:
     """A blind reading sheet (the prompts without the answer format) and, apart, its keys."""
     rng = random.Random(seed)
     people = load_episode_templates("v4").people
-    items = [draw_item(family, rng, people) for family in families for _ in range(per_family)]
+    items = [
+        draw_item(family, rng, people, distinct) for family in families for _ in range(per_family)
+    ]
     rng.shuffle(items)
     directory.mkdir(parents=True, exist_ok=True)
     sheet = [f"# Reading sheet: {len(items)} items\n\n"]
@@ -369,9 +394,9 @@ def main() -> None:
     parser.add_argument("--train-n", type=int, default=3000)
     parser.add_argument("--train-seed", type=int, default=424242)
     parser.add_argument("--fresh-n", type=int, default=1000)
-    parser.add_argument("--seeds", type=int, nargs="*", default=[24, 25, 26])
+    parser.add_argument("--seeds", type=int, nargs="*", default=[27, 28, 29])
     parser.add_argument("--sheet", type=Path, help="write a blind reading sheet here")
-    parser.add_argument("--sheet-seed", type=int, default=32)
+    parser.add_argument("--sheet-seed", type=int, default=33)
     parser.add_argument("--sheet-per-family", type=int, default=5)
     parser.add_argument("--reading", type=Path, nargs=2, metavar=("ANSWERS", "KEYS"))
     parser.add_argument("--reading-note", default="")
@@ -380,8 +405,9 @@ def main() -> None:
     content = PROTOTYPES / args.round
     args.out = args.out or ROOT / "results" / f"template_v6_prototype_{args.round}.json"
     families = load_families(content)
+    distinct = ROUNDS.index(args.round) >= ROUNDS.index(DISTINCT_FROM)
     if args.sheet:
-        write_sheet(families, args.sheet, args.sheet_seed, args.sheet_per_family)
+        write_sheet(families, args.sheet, args.sheet_seed, args.sheet_per_family, distinct)
         print(f"wrote {args.sheet / 'sheet.md'} and its keys")
         return
     result: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
@@ -391,8 +417,8 @@ def main() -> None:
         print(json.dumps(summary, indent=1))
     else:
         started = time.perf_counter()
-        train = draw_set(families, args.train_n, args.train_seed)
-        fresh = {seed: draw_set(families, args.fresh_n, seed) for seed in args.seeds}
+        train = draw_set(families, args.train_n, args.train_seed, distinct)
+        fresh = {seed: draw_set(families, args.fresh_n, seed, distinct) for seed in args.seeds}
         result["audit"] = audit(train, fresh)
         result["setup"] = {
             "families": [f["id"] for f in families],
