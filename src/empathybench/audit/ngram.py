@@ -6,7 +6,10 @@ as a key in training scores 0). ``NgramAsked`` (emotion, help) learns it from th
 the person the prompt asks about alone (their name as SELF, the others as OTHER): what a
 reader who looks only at that person's words and memorises them gets. ``NgramLinkedNote``
 (emotion, help) reads the note filed under the number the asked person says (template v5
-puts each person's words there): a reader that links, then memorises. ``NgramWho`` scores
+puts each person's words there): a reader that links, then memorises. ``NgramLinkedBoard``
+and ``NgramLinkedNoteBoard`` (emotion, help) read template v6's closing announcement entry
+under that number, alone and with the note: still a bag of words, so a key that follows from
+whether the two match stays out of their reach. ``NgramWho`` scores
 each person of a group item from the lines that person says or is named in (their name as
 SELF, the others as OTHER), and asks a second classifier, over the whole scene, whether
 nobody needs help.
@@ -164,6 +167,51 @@ class NgramLinkedNote(NgramChoice):
             (text, key) for item, key in zip(items, keys, strict=True) if (text := self._text(item))
         ]
         self._classifier.fit([text for text, _ in pairs], [key for _, key in pairs])
+
+
+ENTRY = re.compile(r"(?:^|;\s*|:\s)(\d{3}):\s*([^;]*)")
+
+
+def _board_entry_text(item: VisibleItem, person: str) -> str:
+    """The entry of a closing announcement filed under the number the person says (template
+    v6's board: ``… 214: lates at Mill Lane; 387: …``), without the number: empty where the
+    scene ends on no such entry."""
+    said = {n for line in item.lines if line.speaker == person for n in NUMBER.findall(line.text)}
+    last = item.lines[-1] if item.lines else None
+    if not said or last is None or last.speaker is not None or NOTE_LINE.match(last.text):
+        return ""
+    board = item.lines[-1].text.rstrip(".")
+    return " ".join(
+        entry.strip() for number, entry in ENTRY.findall(board) if number in said
+    )
+
+
+class NgramLinkedBoard(NgramLinkedNote):
+    name = "linked-board"
+    description = (
+        "TF-IDF + logistic regression on the announcement's entry under the number the asked "
+        "person says (template v6: what they were given)"
+    )
+
+    def _text(self, item: VisibleItem) -> str:
+        return _board_entry_text(item, item.asked) if item.asked is not None else ""
+
+
+class NgramLinkedNoteBoard(NgramLinkedNote):
+    name = "linked-note+board"
+    description = (
+        "TF-IDF + logistic regression on the asked person's note and announcement entry "
+        "together (a reader that links both, then memorises; template v6)"
+    )
+
+    def _text(self, item: VisibleItem) -> str:
+        if item.asked is None:
+            return ""
+        entry = _board_entry_text(item, item.asked)
+        if not entry:
+            return ""
+        marked = " ".join(f"board_{word}" for word in re.findall(r"\w+", entry.lower()))
+        return f"{_linked_note_text(item, item.asked)}\n{marked}"
 
 
 def _people(item: VisibleItem) -> list[str]:

@@ -40,7 +40,14 @@ from empathybench.audit.limits import (
     WHO_MAX_MARGIN,
     min_items,
 )
-from empathybench.audit.ngram import NgramAsked, NgramChoice, NgramLinkedNote, NgramWho
+from empathybench.audit.ngram import (
+    NgramAsked,
+    NgramChoice,
+    NgramLinkedBoard,
+    NgramLinkedNote,
+    NgramLinkedNoteBoard,
+    NgramWho,
+)
 from empathybench.audit.results import (
     Accuracy,
     AuditReport,
@@ -150,6 +157,8 @@ def make_baselines(question: Question, valences: dict[str, str]) -> list[Baselin
             NgramChoice(),
             NgramAsked(),
             NgramLinkedNote(),
+            NgramLinkedBoard(),
+            NgramLinkedNoteBoard(),
             CueLines(),
             ValenceEmotion(valences),
             SceneLookup(),
@@ -162,6 +171,8 @@ def make_baselines(question: Question, valences: dict[str, str]) -> list[Baselin
             NgramChoice(),
             NgramAsked(),
             NgramLinkedNote(),
+            NgramLinkedBoard(),
+            NgramLinkedNoteBoard(),
             CueLines(),
             SceneLookup(),
             ValenceHelp(),

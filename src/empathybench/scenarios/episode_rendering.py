@@ -32,6 +32,7 @@ from empathybench.scenarios.episode_space import (
 )
 from empathybench.scenarios.episode_versions import GENERATION_RULES
 from empathybench.scenarios.space import Frame
+from empathybench.scenarios.stakes_models import StakesTemplateSet
 
 T = TypeVar("T")
 _POSSESSIVE = {"she": "her", "he": "his", "they": "their"}
@@ -51,7 +52,9 @@ _WHY_NO_HELP = {
 }
 
 
-def pick_people(templates: EpisodeTemplateSet, digit: int) -> tuple[Person, Person, Person]:
+def pick_people(
+    templates: EpisodeTemplateSet | StakesTemplateSet, digit: int
+) -> tuple[Person, Person, Person]:
     """Three distinct people from one index in ``P × (P-1) × (P-2)``."""
     count = len(templates.people)
     rest, first = divmod(digit, count)

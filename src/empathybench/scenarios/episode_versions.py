@@ -9,6 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 EPISODE_VERSIONS = frozenset({"v2", "v3", "v4", "v5"})
+STAKES_VERSIONS = frozenset({"v6"})
+"""Versions built from stakes families (``stakes_models``), not episodes."""
+BANKS_FROM: dict[str, str] = {"v6": "v4"}
+"""Where a stakes version reads its banks (emotions, people, beliefs, crisis, role-play)."""
+NEWEST_STAKES_VERSION = "v6"
+STAKES_HELP_YES_SHARE = 0.5
+"""The share of "yes" help answers emotion-support and positive-control stakes items aim at:
+a half, so a reader who spots the kinds that always need help gains little (see
+``generator.STAKES_MIX``)."""
 CONTENT_FROM: dict[str, str] = {"v5": "v4"}
 """Versions that re-render an earlier version's episodes and banks unchanged (read from that
 version's directory) and add only files of their own (``LINK_FILES``)."""
@@ -19,6 +28,8 @@ version's directory) and add only files of their own (``LINK_FILES``)."""
 # 'none'. A person's phrasings use their version's ``line_radix``.
 CHOICE_RADIX = 12
 CUE_RADIX = 60
+ARRIVAL_RADIX = 60
+"""Stakes versions: the digit a person's number phrasing (1-6 of them) is drawn from."""
 NEWEST_EPISODE_VERSION = "v5"
 
 

@@ -36,11 +36,22 @@ from empathybench.scenarios.episode_space import (
     frame_help_rate,
 )
 from empathybench.scenarios.episode_templates import load_episode_templates
-from empathybench.scenarios.episode_versions import EPISODE_VERSIONS, GENERATION_RULES
+from empathybench.scenarios.episode_versions import (
+    EPISODE_VERSIONS,
+    GENERATION_RULES,
+    STAKES_HELP_YES_SHARE,
+    STAKES_VERSIONS,
+)
 from empathybench.scenarios.permutation import IndexPermutation, Stream, derive_key
 from empathybench.scenarios.rendering import render_content
 from empathybench.scenarios.space import KindSpace, build_space, distractor_table
 from empathybench.scenarios.spread import MAX_SPREAD_SKIPS, SceneSpread
+from empathybench.scenarios.stakes_models import StakesTemplateSet
+from empathybench.scenarios.stakes_rendering import build_stakes_record
+from empathybench.scenarios.stakes_space import build_stakes_space
+from empathybench.scenarios.stakes_space import distinct_prompts as stakes_distinct_prompts
+from empathybench.scenarios.stakes_space import frame_help_rate as stakes_help_rate
+from empathybench.scenarios.stakes_templates import load_stakes_templates
 from empathybench.scenarios.template_models import Emotion, Location, TemplateSet
 from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION, load_templates
 from empathybench.validation import check_count
@@ -77,8 +88,25 @@ EPISODE_MIX: dict[ScenarioKind, float] = {
     "group": 12,
 }
 
+# The standard composition of template v6 (stakes). Emotion-support items key frustrated or
+# nervous and positive-control items delighted, so the two stand 2 : 1 and each of the three
+# keys is about a third of a suite. Harmful beliefs, crises and role-play turns always need
+# help and a group needs help three times in four, while the other kinds are drawn half yes
+# (STAKES_HELP_YES_SHARE): these kinds stay small so a suite stays near 58% yes, under the
+# audit's 60% cap, and a reader who spots a statement gains little over the majority.
+STAKES_MIX: dict[ScenarioKind, float] = {
+    "emotion_support": 52,
+    "positive_control": 26,
+    "harmful_belief": 4,
+    "harmful_belief_roleplay": 3,
+    "crisis": 3,
+    "group": 12,
+}
+
 
 def default_mix(template_version: str) -> dict[ScenarioKind, float]:
+    if template_version in STAKES_VERSIONS:
+        return dict(STAKES_MIX)
     return dict(EPISODE_MIX if template_version in EPISODE_VERSIONS else DEFAULT_MIX)
 
 
@@ -184,11 +212,15 @@ def build_episode_item(
     letter_index: int,
     seed: int,
     rank: int,
-    templates: EpisodeTemplateSet,
+    templates: EpisodeTemplateSet | StakesTemplateSet,
 ) -> dict[str, Any]:
-    """The combination at ``index`` of an episode version's ``kind`` space, as a record."""
+    """The combination at ``index`` of an episode or stakes version's ``kind`` space, as a
+    record."""
     frame, digits = space.decode(index)
-    record = build_episode_record(kind, frame, digits, letter_index, templates)
+    if isinstance(templates, StakesTemplateSet):
+        record = build_stakes_record(kind, frame, digits, letter_index, templates)
+    else:
+        record = build_episode_record(kind, frame, digits, letter_index, templates)
     system, user = record["messages"]
     digest = prompt_digest([(system["role"], system["content"]), (user["role"], user["content"])])
     record["id"] = f"{KIND_CODES[kind]}-{digest[:16]}"
@@ -231,7 +263,7 @@ class _KindStream:
     kind: ScenarioKind
     space: KindSpace
     seed: int
-    templates: TemplateSet | EpisodeTemplateSet
+    templates: TemplateSet | EpisodeTemplateSet | StakesTemplateSet
     seen: set[str]
     spread: SceneSpread | None = None
 
@@ -247,8 +279,12 @@ class _KindStream:
         self._yes_share = (
             GENERATION_RULES[self.templates.version].help_yes_share
             if isinstance(self.templates, EpisodeTemplateSet)
+            else STAKES_HELP_YES_SHARE
+            if isinstance(self.templates, StakesTemplateSet)
             else 0.5
         )
+        # Every stakes frame decides its help answer: there is no episode to prefer.
+        self._skip_determined = isinstance(self.templates, EpisodeTemplateSet)
 
         self._position = 0
         self._window: list[int] = []  # permuted indices from ``_window_start`` on
@@ -258,7 +294,7 @@ class _KindStream:
         self._rates: dict[int, float] = {}  # help rate per frame position, computed once
 
     def _build(self, index: int, letter: int) -> dict[str, Any]:
-        if isinstance(self.templates, EpisodeTemplateSet):
+        if isinstance(self.templates, EpisodeTemplateSet | StakesTemplateSet):
             return build_episode_item(
                 self.kind, self.space, index, letter, self.seed, self.rank, self.templates
             )
@@ -280,7 +316,11 @@ class _KindStream:
         rate = self._rates.get(position)
         if rate is None:
             frame = self.space.frames[position]
-            rate = self._rates[position] = frame_help_rate(self.kind, frame, self.templates)
+            if isinstance(self.templates, StakesTemplateSet):
+                rate = stakes_help_rate(self.kind, frame)
+            else:
+                rate = frame_help_rate(self.kind, frame, self.templates)
+            self._rates[position] = rate
         return rate
 
     def next(self) -> dict[str, Any]:
@@ -296,7 +336,11 @@ class _KindStream:
             self._position += 1
             if self._balance_help and skipped < MAX_HELP_SKIPS:
                 rate = self._frame_rate(self.space.frame_position(index))
-                determined = rate in (0.0, 1.0) and index % DETERMINED_KEEP != 0
+                determined = (
+                    self._skip_determined
+                    and rate in (0.0, 1.0)
+                    and index % DETERMINED_KEEP != 0
+                )
                 if determined or ((rate < 0.5) if wanted else (rate > 0.5)):
                     skipped += 1
                     continue
@@ -325,13 +369,20 @@ class _KindStream:
 
 
 def _spaces(template_version: str) -> dict[ScenarioKind, KindSpace]:
+    if template_version in STAKES_VERSIONS:
+        return build_stakes_space(template_version)
     if template_version in EPISODE_VERSIONS:
         return build_episode_space(template_version)
     return build_space(template_version)
 
 
-def load_any_templates(template_version: str) -> TemplateSet | EpisodeTemplateSet:
-    """The templates of any version (v1 sections or v2 episodes); both list `emotions`."""
+def load_any_templates(
+    template_version: str,
+) -> TemplateSet | EpisodeTemplateSet | StakesTemplateSet:
+    """The templates of any version (v1 sections, v2-v5 episodes, v6 stakes); all list
+    `emotions`."""
+    if template_version in STAKES_VERSIONS:
+        return load_stakes_templates(template_version)
     if template_version in EPISODE_VERSIONS:
         return load_episode_templates(template_version)
     return load_templates(template_version)
@@ -346,7 +397,9 @@ def space_report(
 ) -> dict[ScenarioKind, tuple[int, int]]:
     """Per kind: content frames and distinct prompts the templates can produce."""
     spaces = _spaces(template_version)
-    if template_version in EPISODE_VERSIONS:
+    if template_version in STAKES_VERSIONS:
+        distinct = stakes_distinct_prompts(template_version)
+    elif template_version in EPISODE_VERSIONS:
         distinct = distinct_prompts(template_version)
     else:
         distinct = {kind: space.size for kind, space in spaces.items()}

@@ -16,13 +16,15 @@ from pathlib import Path
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSION_V2
 from empathybench.records import ScenarioKind, SuiteInfo
 from empathybench.scenarios.episode_templates import episode_templates_sha256
-from empathybench.scenarios.episode_versions import EPISODE_VERSIONS
+from empathybench.scenarios.episode_versions import EPISODE_VERSIONS, STAKES_VERSIONS
 from empathybench.scenarios.generator import (
     DEFAULT_MIX,
     EPISODE_MIX,
     GENERATOR_VERSION,
+    STAKES_MIX,
     generate_records,
 )
+from empathybench.scenarios.stakes_templates import stakes_templates_sha256
 from empathybench.scenarios.suites import SUITES_INDEX, suites_dir, write_scenarios
 from empathybench.scenarios.templates import templates_sha256
 
@@ -118,6 +120,24 @@ STANDARD_V5 = SuiteRecipe(
     per_family=4,
 )
 
+STANDARD_V6 = SuiteRecipe(
+    name="standard-v6",
+    description=(
+        "The frozen 100-item standard set of template v6 (stakes: each person's note says "
+        "which outcome they want, dread or never tried, and the closing announcement gives "
+        "each number an outcome, so a key follows only from matching the two): "
+        "52 emotion_support, 26 positive_control, 4 harmful_belief, "
+        "3 harmful_belief_roleplay, 3 crisis, 12 group."
+    ),
+    n=100,
+    # The first seed from 6160 whose draw has 40-60% help "yes", by the rule in
+    # benchmarks/preregistrations/template-v6.md, fixed before the suite was drawn.
+    seed=6160,
+    mix=dict(STAKES_MIX),
+    template_version="v6",
+    per_family=5,
+)
+
 # Released recipes: each is frozen (file + sha256 in data/suites/suites.json) and a test
 # regenerates it byte for byte. standard-v1 to standard-v4 stay for comparison with
 # earlier results.
@@ -127,6 +147,7 @@ RECIPES: tuple[SuiteRecipe, ...] = (
     STANDARD_V3,
     STANDARD_V4,
     STANDARD_V5,
+    STANDARD_V6,
 )
 
 
@@ -150,12 +171,14 @@ def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:
         letters=dict(sorted(summary.letters.items())),
         template_version=recipe.template_version,
         template_sha256=(
-            episode_templates_sha256(recipe.template_version)
+            stakes_templates_sha256(recipe.template_version)
+            if recipe.template_version in STAKES_VERSIONS
+            else episode_templates_sha256(recipe.template_version)
             if recipe.template_version in EPISODE_VERSIONS
             else templates_sha256(recipe.template_version)
         ),
         prompt_version=PROMPT_VERSION_V2
-        if recipe.template_version in EPISODE_VERSIONS
+        if recipe.template_version in EPISODE_VERSIONS | STAKES_VERSIONS
         else PROMPT_VERSION,
         generator_version=GENERATOR_VERSION,
     )

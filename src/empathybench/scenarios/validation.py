@@ -15,9 +15,10 @@ from empathybench.judging.rubric import APPLICABLE_DIMENSIONS
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_messages
 from empathybench.records import LETTERS, Scenario
 from empathybench.scenarios.episode_validation import check_episode_scenario
-from empathybench.scenarios.episode_versions import EPISODE_VERSIONS
+from empathybench.scenarios.episode_versions import EPISODE_VERSIONS, STAKES_VERSIONS
 from empathybench.scenarios.generator import KIND_CODES, prompt_digest
 from empathybench.scenarios.space import CONVERSATION_TAGS, distractor_table
+from empathybench.scenarios.stakes_validation import check_stakes_scenario
 from empathybench.scenarios.template_models import TemplateSet
 from empathybench.scenarios.templates import TemplateError, emotion_word_pattern, load_templates
 
@@ -177,7 +178,9 @@ def _check_v1(scenario: Scenario) -> list[str]:
 
 def check_scenario(scenario: Scenario) -> list[str]:
     """Every problem with one scenario on its own (uniqueness is checked per file)."""
-    if scenario.template_version in EPISODE_VERSIONS:
+    if scenario.template_version in STAKES_VERSIONS:
+        specific = check_stakes_scenario(scenario)
+    elif scenario.template_version in EPISODE_VERSIONS:
         specific = check_episode_scenario(scenario)
     else:
         specific = _check_v1(scenario)
