@@ -27,11 +27,8 @@ from pathlib import Path
 from empathybench.audit import AuditReport, audit_suite
 from empathybench.audit.limits import DEFAULT_TRAIN_N, DEFAULT_TRAIN_SEED
 from empathybench.records import Suite
-from empathybench.scenarios.episode_templates import episode_templates_sha256
-from empathybench.scenarios.episode_versions import EPISODE_VERSIONS
-from empathybench.scenarios.generator import generate
+from empathybench.scenarios.generator import any_templates_sha256, generate
 from empathybench.scenarios.suites import load_suite
-from empathybench.scenarios.templates import templates_sha256
 
 
 def _commit() -> str:
@@ -55,9 +52,7 @@ def _commit() -> str:
 
 
 def template_hash(version: str) -> str:
-    if version in EPISODE_VERSIONS:
-        return episode_templates_sha256(version)
-    return templates_sha256(version)
+    return any_templates_sha256(version)
 
 
 def timed_audit(suite: Suite, train_n: int, train_seed: int) -> tuple[AuditReport, float]:

@@ -11,7 +11,14 @@ import pytest
 
 from empathybench.audit.baseline import Baseline
 from empathybench.audit.keys import NO, NOBODY, YES
-from empathybench.audit.ngram import NgramAsked, NgramChoice, NgramLinkedNote, NgramWho
+from empathybench.audit.ngram import (
+    NgramAsked,
+    NgramChoice,
+    NgramLinkedBoard,
+    NgramLinkedNote,
+    NgramLinkedNoteBoard,
+    NgramWho,
+)
 from empathybench.audit.rules import (
     AlwaysYes,
     CueLines,
@@ -164,6 +171,68 @@ def linked_case(cues: dict[str, str], candidates: tuple[str, ...] | None) -> Cas
     return Case(NgramLinkedNote, test, expected, *_linked_training(cues, candidates))
 
 
+NEUTRAL = "I left this before the list came out."
+
+
+def _board_scene(
+    people: tuple[str, str, str],
+    numbers: tuple[int, int, int],
+    notes: list[str],
+    entries: list[str],
+    asked: str,
+) -> Scenario:
+    """v6's form: v5's notes, then a closing announcement with an entry per number."""
+    lines = [(person, f"I'm {number}.") for person, number in zip(people, numbers, strict=True)]
+    filed = sorted(zip(numbers, notes, entries, strict=True))
+    lines += [("narration", f'{number}: "{note}"') for number, note, _ in filed]
+    listed = "; ".join(f"{number}: {entry}" for number, _, entry in filed)
+    lines.append(("narration", f"The list goes up: {listed}."))
+    return scene(lines, asked=asked)
+
+
+def _board_items(
+    cues: dict[str, str], candidates: tuple[str, ...] | None, in_notes: bool, start: int
+) -> tuple[list[VisibleItem], list[str]]:
+    """Scenes whose cues sit in the board entries (or, ``in_notes``, in the notes, the entries
+    all the same); the asked person's cue is the key, wherever they stand or speak."""
+    items, keys = [], []
+    keyed = list(cues)
+    for i in range(start, start + 12):
+        people = ("Ana", "Ben", "Cyd")[i % 3 :] + ("Ana", "Ben", "Cyd")[: i % 3]
+        numbers = (100 + 37 * i, 300 + 11 * i, 700 - 13 * i)
+        cued = [cues[keyed[(i + j) % len(keyed)]] for j in range(3)]
+        plain = [NEUTRAL] * 3 if not in_notes else ["a place on the rota"] * 3
+        notes, entries = (cued, plain) if in_notes else (plain, cued)
+        asked = people[(i // 3) % 3]
+        scenario = _board_scene(people, numbers, notes, entries, asked)  # type: ignore[arg-type]
+        items.append(view(scenario, candidates))
+        keys.append(keyed[(i + people.index(asked)) % len(keyed)])
+    return items, keys
+
+
+def linked_board_case(cues: dict[str, str], candidates: tuple[str, ...] | None) -> Case:
+    """Every entry is in every test scene; only the number the asked person says picks it."""
+    train, keys = _board_items(cues, candidates, in_notes=False, start=0)
+    test, expected = _board_items(cues, candidates, in_notes=False, start=12)
+    return Case(NgramLinkedBoard, test[:6], expected[:6], train, keys)
+
+
+def linked_note_board_case(cues: dict[str, str], candidates: tuple[str, ...] | None) -> Case:
+    """The cue sits in the asked person's note in some scenes and in their board entry in
+    others: the reader follows it in both."""
+    train, keys = _board_items(cues, candidates, in_notes=False, start=0)
+    more, more_keys = _board_items(cues, candidates, in_notes=True, start=0)
+    test, expected = _board_items(cues, candidates, in_notes=False, start=12)
+    test_notes, expected_notes = _board_items(cues, candidates, in_notes=True, start=12)
+    return Case(
+        NgramLinkedNoteBoard,
+        test[:4] + test_notes[:4],
+        expected[:4] + expected_notes[:4],
+        train + more,
+        keys + more_keys,
+    )
+
+
 def _group(lines: list[tuple[str, str]], names: list[str]) -> VisibleItem:
     return who_view(scene(lines, names=names), nobody=True)
 
@@ -302,6 +371,8 @@ CASES: dict[str, Callable[[], Case]] = {
     "emotion/ngram": lambda: emotion_cue_case(NgramChoice),
     "emotion/asked-person": asked_emotion_case,
     "emotion/linked-note": lambda: linked_case(EMOTION_CUES, None),
+    "emotion/linked-board": lambda: linked_board_case(EMOTION_CUES, None),
+    "emotion/linked-note+board": lambda: linked_note_board_case(EMOTION_CUES, None),
     "emotion/cue-lines": lambda: emotion_cue_case(CueLines),
     "emotion/valence": valence_case,
     "emotion/scene-lookup": lambda: scene_lookup_case(help_question=False),
@@ -311,6 +382,8 @@ CASES: dict[str, Callable[[], Case]] = {
     "help/ngram": lambda: help_cue_case(NgramChoice),
     "help/asked-person": asked_help_case,
     "help/linked-note": lambda: linked_case(HELP_CUES, (YES, NO)),
+    "help/linked-board": lambda: linked_board_case(HELP_CUES, (YES, NO)),
+    "help/linked-note+board": lambda: linked_note_board_case(HELP_CUES, (YES, NO)),
     "help/cue-lines": lambda: help_cue_case(CueLines),
     "help/scene-lookup": lambda: scene_lookup_case(help_question=True),
     "help/valence": lambda: help_rule_case(ValenceHelp, [YES, NO, NO]),

@@ -4,7 +4,7 @@ import pytest
 
 from empathybench.scenarios.episode_templates import episode_templates_sha256
 from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
-from empathybench.scenarios.generator import EPISODE_MIX
+from empathybench.scenarios.generator import EPISODE_MIX, STAKES_MIX
 from empathybench.scenarios.standard import (
     RECIPES,
     STANDARD_V1,
@@ -12,6 +12,7 @@ from empathybench.scenarios.standard import (
     STANDARD_V3,
     STANDARD_V4,
     STANDARD_V5,
+    STANDARD_V6,
     SuiteRecipe,
     build_suite,
 )
@@ -22,6 +23,7 @@ from empathybench.scenarios.suites import (
     load_suite,
     suites_dir,
 )
+from empathybench.scenarios.stakes_templates import stakes_templates_sha256
 from empathybench.scenarios.templates import templates_sha256
 from empathybench.scenarios.validation import validate_file
 
@@ -33,6 +35,7 @@ RELEASED_SHA256 = {
     "standard-v3": "2541c6bfe01b415715d8f4c380ad0b10d24077c0f415bad8f4a6406711e2adb0",
     "standard-v4": "8581a24a62d9f6e5885ab62e040f18ecbc356d78f4d69509c501ca404df9c61e",
     "standard-v5": "18f8d1b58bfaa86a2ddffe97e24805d7b6f0d5c0286dd37b80fa2f8035841af8",
+    "standard-v6": "82523408e1339a0f540b165e37a0c83375352e6c75edca2aee0b1872c158c814",
 }
 
 
@@ -123,7 +126,32 @@ def test_episode_suite_recipe_and_composition(recipe: SuiteRecipe, seed: int) ->
     assert 0.40 <= sum(s.expected.help_needed for s in suite.scenarios) / 100 <= 0.60
 
 
-@pytest.mark.parametrize("name", ["standard-v2", "standard-v3", "standard-v4", "standard-v5"])
+def test_stakes_suite_recipe_and_composition() -> None:
+    """standard-v6: the stakes mix, at most 5 items a family, the registered seed (the first
+    from 6160 with 40-60% help yes), each key about a third or more."""
+    recipe = STANDARD_V6
+    assert (recipe.n, recipe.seed, recipe.mix, recipe.per_family) == (
+        100,
+        6160,
+        dict(STAKES_MIX),
+        5,
+    )
+    suite = load_suite(recipe.name)
+    kinds = {kind: sum(s.kind == kind for s in suite.scenarios) for kind in recipe.mix}
+    assert kinds == {k: int(v) for k, v in STAKES_MIX.items()}
+    assert {s.template_version for s in suite.scenarios} == {"v6"}
+    info = bundled_suites()[recipe.name]
+    assert stakes_templates_sha256("v6") == info.template_sha256
+    letters = [s.correct_letter for s in suite.scenarios]
+    assert all(30 <= letters.count(letter) <= 36 for letter in "ABC")
+    assert 0.40 <= sum(s.expected.help_needed for s in suite.scenarios) / 100 <= 0.60
+    keys = {s.emotion.name for s in suite.scenarios}
+    assert keys == {"delighted", "frustrated", "nervous"}
+
+
+@pytest.mark.parametrize(
+    "name", ["standard-v2", "standard-v3", "standard-v4", "standard-v5", "standard-v6"]
+)
 def test_episode_suite_is_valid(name: str) -> None:
     report = validate_file(suites_dir() / bundled_suites()[name].file)
     assert report.ok, report.problems[:5]

@@ -181,9 +181,7 @@ def _board_entry_text(item: VisibleItem, person: str) -> str:
     if not said or last is None or last.speaker is not None or NOTE_LINE.match(last.text):
         return ""
     board = item.lines[-1].text.rstrip(".")
-    return " ".join(
-        entry.strip() for number, entry in ENTRY.findall(board) if number in said
-    )
+    return " ".join(entry.strip() for number, entry in ENTRY.findall(board) if number in said)
 
 
 class NgramLinkedBoard(NgramLinkedNote):

@@ -77,7 +77,7 @@ from empathybench.audit.scene_lookup import SceneLookup
 from empathybench.audit.visible import VisibleItem, visible_item
 from empathybench.errors import ParameterError, UserError
 from empathybench.records import SCENARIO_KINDS, Scenario, Suite
-from empathybench.scenarios.episode_versions import CONTENT_FROM
+from empathybench.scenarios.episode_versions import BANKS_FROM, CONTENT_FROM
 from empathybench.scenarios.generator import (
     MAX_SEED,
     generate_records,
@@ -100,7 +100,9 @@ def installed_template_versions() -> list[str]:
     return sorted(
         path.name
         for path in root.iterdir()
-        if (path / "emotions.yaml").is_file() or path.name in CONTENT_FROM
+        if (path / "emotions.yaml").is_file()
+        or path.name in CONTENT_FROM
+        or path.name in BANKS_FROM
     )
 
 

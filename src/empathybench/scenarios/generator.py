@@ -35,7 +35,10 @@ from empathybench.scenarios.episode_space import (
     distinct_prompts,
     frame_help_rate,
 )
-from empathybench.scenarios.episode_templates import load_episode_templates
+from empathybench.scenarios.episode_templates import (
+    episode_templates_sha256,
+    load_episode_templates,
+)
 from empathybench.scenarios.episode_versions import (
     EPISODE_VERSIONS,
     GENERATION_RULES,
@@ -51,9 +54,13 @@ from empathybench.scenarios.stakes_rendering import build_stakes_record
 from empathybench.scenarios.stakes_space import build_stakes_space
 from empathybench.scenarios.stakes_space import distinct_prompts as stakes_distinct_prompts
 from empathybench.scenarios.stakes_space import frame_help_rate as stakes_help_rate
-from empathybench.scenarios.stakes_templates import load_stakes_templates
+from empathybench.scenarios.stakes_templates import load_stakes_templates, stakes_templates_sha256
 from empathybench.scenarios.template_models import Emotion, Location, TemplateSet
-from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION, load_templates
+from empathybench.scenarios.templates import (
+    DEFAULT_TEMPLATE_VERSION,
+    load_templates,
+    templates_sha256,
+)
 from empathybench.validation import check_count
 
 GENERATOR_VERSION = "generator-v1"
@@ -337,9 +344,7 @@ class _KindStream:
             if self._balance_help and skipped < MAX_HELP_SKIPS:
                 rate = self._frame_rate(self.space.frame_position(index))
                 determined = (
-                    self._skip_determined
-                    and rate in (0.0, 1.0)
-                    and index % DETERMINED_KEEP != 0
+                    self._skip_determined and rate in (0.0, 1.0) and index % DETERMINED_KEEP != 0
                 )
                 if determined or ((rate < 0.5) if wanted else (rate > 0.5)):
                     skipped += 1
@@ -386,6 +391,15 @@ def load_any_templates(
     if template_version in EPISODE_VERSIONS:
         return load_episode_templates(template_version)
     return load_templates(template_version)
+
+
+def any_templates_sha256(template_version: str) -> str:
+    """The hash over the exact files of any template version (what a suite records)."""
+    if template_version in STAKES_VERSIONS:
+        return stakes_templates_sha256(template_version)
+    if template_version in EPISODE_VERSIONS:
+        return episode_templates_sha256(template_version)
+    return templates_sha256(template_version)
 
 
 def space_sizes(template_version: str = DEFAULT_TEMPLATE_VERSION) -> dict[ScenarioKind, int]:

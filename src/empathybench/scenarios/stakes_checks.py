@@ -94,7 +94,9 @@ class _Checker:
                 if len(set(phrasings)) != len(phrasings):
                     self.problems.append(f"{where} {value.board} {attitude}: a repeated phrasing")
                 for text in phrasings:
-                    self.text(f"{where} {value.board} {attitude}", text, (), MAX_NOTE_SENTENCE_WORDS)
+                    self.text(
+                        f"{where} {value.board} {attitude}", text, (), MAX_NOTE_SENTENCE_WORDS
+                    )
         self.choices(f"{where} need", len(family.need))
         for text in family.need:
             self.text(f"{where} need", text, ("{p}",), MAX_NEED_WORDS)

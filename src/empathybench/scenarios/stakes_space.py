@@ -44,7 +44,9 @@ def _people_radix(templates: StakesTemplateSet) -> int:
 
 
 def _story_radix(templates: StakesTemplateSet) -> int:
-    counts = [sum(f.request == request for f in templates.story_frames) for request in (True, False)]
+    counts = [
+        sum(f.request == request for f in templates.story_frames) for request in (True, False)
+    ]
     return lcm(*(max(count, 1) for count in counts))
 
 

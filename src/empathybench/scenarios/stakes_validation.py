@@ -140,7 +140,8 @@ def check_stakes_scenario(scenario: Scenario) -> list[str]:
             if not expected.help_needed:
                 found.append(f"a {kind} item always needs help")
         elif expected.help_needed != needs:
-            found.append(f"the scene says {scenario.focus_person} {'does' if needs else 'does not'} need help")
+            verb = "does" if needs else "does not"
+            found.append(f"the scene says {scenario.focus_person} {verb} need help")
         if kind == "emotion_support" and emotion == "delighted":
             found.append("an emotion-support item asks about someone who got what they wanted")
         if kind == "positive_control" and emotion != "delighted":

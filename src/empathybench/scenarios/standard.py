@@ -15,18 +15,16 @@ from pathlib import Path
 
 from empathybench.prompts.scenario_prompt import PROMPT_VERSION, PROMPT_VERSION_V2
 from empathybench.records import ScenarioKind, SuiteInfo
-from empathybench.scenarios.episode_templates import episode_templates_sha256
 from empathybench.scenarios.episode_versions import EPISODE_VERSIONS, STAKES_VERSIONS
 from empathybench.scenarios.generator import (
     DEFAULT_MIX,
     EPISODE_MIX,
     GENERATOR_VERSION,
     STAKES_MIX,
+    any_templates_sha256,
     generate_records,
 )
-from empathybench.scenarios.stakes_templates import stakes_templates_sha256
 from empathybench.scenarios.suites import SUITES_INDEX, suites_dir, write_scenarios
-from empathybench.scenarios.templates import templates_sha256
 
 
 @dataclass(frozen=True)
@@ -170,13 +168,7 @@ def build_suite(recipe: SuiteRecipe, directory: Path) -> SuiteInfo:
         kinds=dict(sorted(summary.kinds.items())),
         letters=dict(sorted(summary.letters.items())),
         template_version=recipe.template_version,
-        template_sha256=(
-            stakes_templates_sha256(recipe.template_version)
-            if recipe.template_version in STAKES_VERSIONS
-            else episode_templates_sha256(recipe.template_version)
-            if recipe.template_version in EPISODE_VERSIONS
-            else templates_sha256(recipe.template_version)
-        ),
+        template_sha256=any_templates_sha256(recipe.template_version),
         prompt_version=PROMPT_VERSION_V2
         if recipe.template_version in EPISODE_VERSIONS | STAKES_VERSIONS
         else PROMPT_VERSION,
