@@ -14,7 +14,7 @@ import pytest
 import empathybench as eb
 from empathybench.cli import error_message, main
 from empathybench.runtime.run_store import RunStore
-from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
+from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
 
 HEAVY = ("typer", "rich", "gradio", "torch", "transformers")
 
@@ -43,7 +43,7 @@ def test_report_stays_the_function_after_its_subpackage_is_imported() -> None:
 
 def test_run_judge_summarize_report(tmp_path: Path) -> None:
     suite = eb.generate_suite(n=10, seed=5)
-    assert {s.template_version for s in suite.scenarios} == {NEWEST_EPISODE_VERSION}
+    assert {s.template_version for s in suite.scenarios} == {DEFAULT_TEMPLATE_VERSION}
     run = eb.run(suite, model="mock/echo", run_dir=tmp_path / "run", judges=[], cache=False)
     assert run.complete and run.calls_made == 10 and run.judging is None
     assert os.fspath(run) == str(tmp_path / "run")

@@ -10,9 +10,9 @@ import pytest
 from empathybench.errors import UserError
 from empathybench.records import Scenario
 from empathybench.rewards import empathy_reward, training_prompts
-from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import prompt_digest
 from empathybench.scenarios.suites import load_suite
+from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
 
 
 def test_signature_is_what_grpo_passes() -> None:
@@ -59,7 +59,9 @@ def test_training_prompts_never_overlap_the_suites_and_feed_the_reward() -> None
     rows = training_prompts(30, seed=7)
     assert len(rows) == 30 and len({r["scenario_id"] for r in rows}) == 30
     # the newest template version unless asked otherwise, like every generator entry point
-    assert {json.loads(r["scenario"])["template_version"] for r in rows} == {NEWEST_EPISODE_VERSION}
+    assert {json.loads(r["scenario"])["template_version"] for r in rows} == {
+        DEFAULT_TEMPLATE_VERSION
+    }
     suite_prompts = {
         prompt_digest([(m.role, m.content) for m in s.messages])
         for name in ("standard-v1", "standard-v4")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
+from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
 from tests.fakes.cli_process import run_cli
 
 
@@ -26,7 +26,7 @@ def test_generate_validate_show_round_trip(tmp_path: Path) -> None:
     assert run_cli("validate", str(out)).returncode == 0
     records = [json.loads(line) for line in out.read_text().splitlines()]
     # without --template-version: the newest version, not v1
-    assert {record["template_version"] for record in records} == {NEWEST_EPISODE_VERSION}
+    assert {record["template_version"] for record in records} == {DEFAULT_TEMPLATE_VERSION}
     first_id = records[0]["id"]
     shown = run_cli("show", str(out), first_id)
     assert shown.returncode == 0
@@ -85,7 +85,7 @@ def test_suites_lists_standard_v1_with_a_verified_hash() -> None:
 def test_space_reports_more_than_a_million() -> None:
     result = run_cli("space")
     assert result.returncode == 0
-    assert f"template {NEWEST_EPISODE_VERSION}" in result.stdout
+    assert f"template {DEFAULT_TEMPLATE_VERSION}" in result.stdout
     total = next(line for line in result.stdout.splitlines() if line.startswith("│ all "))
     assert float(total.split("│")[-2].strip().replace(",", "")) > 1_000_000
 

@@ -61,7 +61,7 @@ def test_a_format_that_offers_nobody_adds_it(small_suite: Suite) -> None:
     assert guide.fields[0].choices == [*names, "nobody"]
 
 
-@pytest.mark.parametrize("suite", ["standard-v1", "standard-v5"])
+@pytest.mark.parametrize("suite", ["standard-v1", "standard-v5", "standard-v6"])
 def test_the_reply_is_addressed_to_the_named_person_or_the_chosen_one(suite: str) -> None:
     scenarios = load_suite(suite).scenarios
     single = next(s for s in scenarios if s.kind == "emotion_support")

@@ -5,6 +5,7 @@ import pytest
 from empathybench.scenarios.episode_templates import episode_templates_sha256
 from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
 from empathybench.scenarios.generator import EPISODE_MIX, STAKES_MIX
+from empathybench.scenarios.stakes_templates import stakes_templates_sha256
 from empathybench.scenarios.standard import (
     RECIPES,
     STANDARD_V1,
@@ -23,8 +24,7 @@ from empathybench.scenarios.suites import (
     load_suite,
     suites_dir,
 )
-from empathybench.scenarios.stakes_templates import stakes_templates_sha256
-from empathybench.scenarios.templates import templates_sha256
+from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION, templates_sha256
 from empathybench.scenarios.validation import validate_file
 
 # The released suites' hashes, written down once: rebuilding both a file and suites.json
@@ -83,8 +83,9 @@ def test_standard_v1_is_valid() -> None:
     assert report.ok, report.problems[:5]
 
 
-def test_the_newest_episode_suite_is_the_default() -> None:
-    assert DEFAULT_SUITE == STANDARD_V5.name == "standard-v5"
+def test_the_newest_suite_is_the_default() -> None:
+    assert DEFAULT_SUITE == STANDARD_V6.name == "standard-v6"
+    assert STANDARD_V6.template_version == DEFAULT_TEMPLATE_VERSION == "v6"
     assert STANDARD_V5.template_version == NEWEST_EPISODE_VERSION
 
 

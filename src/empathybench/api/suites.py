@@ -14,7 +14,7 @@ from empathybench.scenarios.templates import DEFAULT_TEMPLATE_VERSION
 
 
 def load_suite(suite: str | os.PathLike[str]) -> Suite:
-    """A bundled suite by name (``standard-v5`` to ``standard-v1``; checked against its
+    """A bundled suite by name (``standard-v6`` to ``standard-v1``; checked against its
     recorded hash) or a suite JSONL file."""
     return _load_suite(os.fspath(suite))
 

@@ -226,9 +226,11 @@ def _space(
     console.print(table)
     console.print(
         "content frames: distinct content choices (v1: situation/belief × location × goal × "
-        "emotion; v2 on: episode × person asked about × belief/crisis); distinct prompts also "
-        "vary names, roles, phrasings, cues (v5: request numbers and how people give them), "
-        "speaking order and options."
+        "emotion; v2-v5: episode × person asked about × belief/crisis; v6: family × person "
+        "asked about × the outcome they get × who needs help); distinct prompts also vary "
+        "names, roles, phrasings, cues (v5, v6: request numbers and how people give them; v6: "
+        "which outcome each person wants, dreads or never tried, and every other person's "
+        "outcome and place), speaking order and options (a lower bound for v6)."
     )
 
 

@@ -73,7 +73,7 @@ def suite_file_task(suite: str, *, strategy: str, allow_self_judge: bool) -> Tas
 
 @task
 def suite(suite: str, strategy: str = "plain", allow_self_judge: bool = False) -> Task:
-    """A bundled suite by name (``standard-v5`` to ``standard-v1``) or a suite
+    """A bundled suite by name (``standard-v6`` to ``standard-v1``) or a suite
     JSONL file."""
     return suite_file_task(suite, strategy=strategy, allow_self_judge=allow_self_judge)
 

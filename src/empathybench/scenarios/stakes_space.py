@@ -170,10 +170,12 @@ def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
             extra = len(statement_bank(templates, kind))
         elif kind == "harmful_belief_roleplay":
             extra = len(templates.story_characters) * len(templates.character_lines)
-        counts[kind] = sum(
-            _family_choices(templates, frame.parts["family"]) * extra  # type: ignore[arg-type]
-            for frame in space.frames
-        )
+        total = 0
+        for frame in space.frames:
+            family = frame.parts["family"]
+            assert isinstance(family, StakesFamily)
+            total += _family_choices(templates, family) * extra
+        counts[kind] = total
     return counts
 
 

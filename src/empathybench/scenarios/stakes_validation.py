@@ -60,8 +60,9 @@ def _read_person(family: StakesFamily, note: str, board: str, number: str) -> tu
     ]
     if len(given) != 1:
         raise ValueError(f"the announcement gives {number} {len(given)} outcomes")
-    value, place = given[0]
-    return STAKES_EMOTIONS[attitude_of[value]], place == needs[0]  # type: ignore[index]
+    given_value, given_place = given[0]
+    attitude = attitude_of[given_value]
+    return STAKES_EMOTIONS[attitude], given_place == needs[0]  # type: ignore[index]
 
 
 def check_stakes_scenario(scenario: Scenario) -> list[str]:
