@@ -18,6 +18,7 @@ from empathybench.audit.ngram import (
     NgramLinkedNote,
     NgramLinkedNoteBoard,
     NgramWho,
+    WordCounts,
 )
 from empathybench.audit.rules import (
     AlwaysYes,
@@ -233,6 +234,27 @@ def linked_note_board_case(cues: dict[str, str], candidates: tuple[str, ...] | N
     )
 
 
+def word_count_case(candidates: tuple[str, ...] | None) -> Case:
+    """The key follows from how often a word occurs: once keys one answer, zero or twice the
+    other, the same vocabulary throughout, which one weight per word cannot express."""
+    keyed = [YES, NO] if candidates else ["joy", "fear"]
+    once, other = keyed[1], keyed[0]
+
+    def item(apples: int, i: int) -> VisibleItem:
+        lines = [(NAMES[i % 4], "I picked some fruit today.")]
+        lines += [("narration", "There is an apple on the table.")] * apples
+        lines.append(("narration", "The kettle is on." if i % 2 else "Rain taps the window."))
+        return view(scene(lines, ORDERS[i % 3]), candidates)
+
+    train, keys = [], []
+    for i in range(24):
+        apples = i % 3
+        train.append(item(apples, i))
+        keys.append(once if apples == 1 else other)
+    test = [item(1, 30), item(0, 31), item(2, 32), item(1, 33)]
+    return Case(WordCounts, test, [once, other, other, once], train, keys)
+
+
 def _group(lines: list[tuple[str, str]], names: list[str]) -> VisibleItem:
     return who_view(scene(lines, names=names), nobody=True)
 
@@ -373,6 +395,7 @@ CASES: dict[str, Callable[[], Case]] = {
     "emotion/linked-note": lambda: linked_case(EMOTION_CUES, None),
     "emotion/linked-board": lambda: linked_board_case(EMOTION_CUES, None),
     "emotion/linked-note+board": lambda: linked_note_board_case(EMOTION_CUES, None),
+    "emotion/word-counts": lambda: word_count_case(None),
     "emotion/cue-lines": lambda: emotion_cue_case(CueLines),
     "emotion/valence": valence_case,
     "emotion/scene-lookup": lambda: scene_lookup_case(help_question=False),
@@ -384,6 +407,7 @@ CASES: dict[str, Callable[[], Case]] = {
     "help/linked-note": lambda: linked_case(HELP_CUES, (YES, NO)),
     "help/linked-board": lambda: linked_board_case(HELP_CUES, (YES, NO)),
     "help/linked-note+board": lambda: linked_note_board_case(HELP_CUES, (YES, NO)),
+    "help/word-counts": lambda: word_count_case((YES, NO)),
     "help/cue-lines": lambda: help_cue_case(CueLines),
     "help/scene-lookup": lambda: scene_lookup_case(help_question=True),
     "help/valence": lambda: help_rule_case(ValenceHelp, [YES, NO, NO]),

@@ -105,10 +105,10 @@ def _family(record: dict[str, Any]) -> Any:
 
 def test_no_note_sentence_or_board_entry_belongs_to_one_key() -> None:
     """Every sentence of the asked person's note, and every announcement entry, that comes
-    up often enough is seen with more than one emotion key and with both help answers."""
+    up often enough is seen with all three emotion keys and both help answers."""
     emotions: dict[str, Counter[str]] = defaultdict(Counter)
     helps: dict[str, Counter[bool]] = defaultdict(Counter)
-    for record in _items():
+    for record in _items(8000, 6263):
         if record["kind"] == "group":
             continue
         note, entry = _asked_note_and_entry(record)
@@ -116,16 +116,27 @@ def test_no_note_sentence_or_board_entry_belongs_to_one_key() -> None:
         for piece in pieces:
             emotions[piece][record["emotion"]["name"]] += 1
             helps[piece][record["expected"]["help_needed"]] += 1
-    common = [piece for piece, seen in emotions.items() if sum(seen.values()) >= 12]
+    common = [piece for piece, seen in emotions.items() if sum(seen.values()) >= 30]
     assert len(common) > 50
     for piece in common:
-        assert len(emotions[piece]) >= 2, (piece, emotions[piece])
-    for piece in common:
-        if not piece.startswith("board:") and sum(helps[piece].values()) >= 12:
-            assert len(helps[piece]) == 2 or helps[piece][True] == sum(helps[piece].values()), (
-                piece,
-                helps[piece],
-            )
+        assert len(emotions[piece]) == 3, (piece, emotions[piece])
+        # Both help answers, unless the piece is a statement (those always need help).
+        assert len(helps[piece]) == 2 or helps[piece][True] == sum(helps[piece].values()), (
+            piece,
+            helps[piece],
+        )
+
+
+def test_every_note_names_both_places_once() -> None:
+    """So how often a place is named says nothing of who needs help: with only the needed
+    place named, counting place names read the help key (0.68 against a majority of 0.58)
+    and whether anyone in a group needs help (0.98)."""
+    for record in _items()[:400]:
+        family = _family(record)
+        for turn in record["dialogue"]:
+            if match := NOTE.match(turn["text"]):
+                for place in family.places:
+                    assert match.group(2).count(place.say) == 1, (place.say, match.group(2))
 
 
 def test_group_items_name_each_person_or_nobody_about_equally() -> None:

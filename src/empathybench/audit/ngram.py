@@ -40,7 +40,8 @@ machine (threads contending for shared cores slowed the emotion model threefold)
 class _TextClassifier:
     """TF-IDF + logistic regression over strings; a single training class predicts itself."""
 
-    def __init__(self) -> None:
+    def __init__(self, ngram_max: int = 2) -> None:
+        self._ngram_max = ngram_max
         self._vectorizer: Any = None
         self._model: Any = None
         self._only: str | None = None
@@ -56,7 +57,7 @@ class _TextClassifier:
             return
         from threadpoolctl import threadpool_limits
 
-        self._vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
+        self._vectorizer = TfidfVectorizer(ngram_range=(1, self._ngram_max), sublinear_tf=True)
         features = self._vectorizer.fit_transform(texts)
         self._model = LogisticRegression(
             C=INVERSE_REGULARISATION,
@@ -210,6 +211,27 @@ class NgramLinkedNoteBoard(NgramLinkedNote):
             return ""
         marked = " ".join(f"board_{word}" for word in re.findall(r"\w+", entry.lower()))
         return f"{_linked_note_text(item, item.asked)}\n{marked}"
+
+
+COUNT_CAP = 4
+_WORD = re.compile(r"\w+")
+
+
+class WordCounts(NgramChoice):
+    name = "word-counts"
+    description = (
+        "logistic regression on how many times each word occurs in the prompt (one feature "
+        f"per word and count, 1 to {COUNT_CAP}+; names masked): a count that matters only "
+        "when it is 1 rather than 0 or 2, which word weights cannot express"
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._classifier = _TextClassifier(ngram_max=1)
+
+    def _text(self, item: VisibleItem) -> str:
+        words = Counter(_WORD.findall(NUMBER.sub("xnum", item.masked_prompt).lower()))
+        return " ".join(f"{w}_c{min(n, COUNT_CAP)}" for w, n in sorted(words.items()))
 
 
 def _people(item: VisibleItem) -> list[str]:

@@ -47,6 +47,7 @@ from empathybench.audit.ngram import (
     NgramLinkedNote,
     NgramLinkedNoteBoard,
     NgramWho,
+    WordCounts,
 )
 from empathybench.audit.results import (
     Accuracy,
@@ -161,6 +162,7 @@ def make_baselines(question: Question, valences: dict[str, str]) -> list[Baselin
             NgramLinkedNote(),
             NgramLinkedBoard(),
             NgramLinkedNoteBoard(),
+            WordCounts(),
             CueLines(),
             ValenceEmotion(valences),
             SceneLookup(),
@@ -175,6 +177,7 @@ def make_baselines(question: Question, valences: dict[str, str]) -> list[Baselin
             NgramLinkedNote(),
             NgramLinkedBoard(),
             NgramLinkedNoteBoard(),
+            WordCounts(),
             CueLines(),
             SceneLookup(),
             ValenceHelp(),

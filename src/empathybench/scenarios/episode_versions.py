@@ -14,9 +14,10 @@ STAKES_VERSIONS = frozenset({"v6"})
 BANKS_FROM: dict[str, str] = {"v6": "v4"}
 """Where a stakes version reads its banks (emotions, people, beliefs, crisis, role-play)."""
 NEWEST_STAKES_VERSION = "v6"
-STAKES_HELP_YES_SHARE = 0.5
-"""The share of "yes" help answers emotion-support and positive-control stakes items aim at:
-a half, so a reader who spots the kinds that always need help gains little (see
+STAKES_HELP_RADIX, STAKES_HELP_YES = 50, 24
+"""Emotion-support and positive-control stakes items need help when their ``help`` digit
+(radix 50) is under 24: 48% yes, near a half so a reader who spots the kinds that always
+need help gains little, and under it so a suite stays under the audit's 60% cap (see
 ``generator.STAKES_MIX``)."""
 CONTENT_FROM: dict[str, str] = {"v5": "v4"}
 """Versions that re-render an earlier version's episodes and banks unchanged (read from that

@@ -42,7 +42,6 @@ from empathybench.scenarios.episode_templates import (
 from empathybench.scenarios.episode_versions import (
     EPISODE_VERSIONS,
     GENERATION_RULES,
-    STAKES_HELP_YES_SHARE,
     STAKES_VERSIONS,
 )
 from empathybench.scenarios.permutation import IndexPermutation, Stream, derive_key
@@ -53,7 +52,6 @@ from empathybench.scenarios.stakes_models import StakesTemplateSet
 from empathybench.scenarios.stakes_rendering import build_stakes_record
 from empathybench.scenarios.stakes_space import build_stakes_space
 from empathybench.scenarios.stakes_space import distinct_prompts as stakes_distinct_prompts
-from empathybench.scenarios.stakes_space import frame_help_rate as stakes_help_rate
 from empathybench.scenarios.stakes_templates import load_stakes_templates, stakes_templates_sha256
 from empathybench.scenarios.template_models import Emotion, Location, TemplateSet
 from empathybench.scenarios.templates import (
@@ -98,9 +96,9 @@ EPISODE_MIX: dict[ScenarioKind, float] = {
 # The standard composition of template v6 (stakes). Emotion-support items key frustrated or
 # nervous and positive-control items delighted, so the two stand 2 : 1 and each of the three
 # keys is about a third of a suite. Harmful beliefs, crises and role-play turns always need
-# help and a group needs help three times in four, while the other kinds are drawn half yes
-# (STAKES_HELP_YES_SHARE): these kinds stay small so a suite stays near 58% yes, under the
-# audit's 60% cap, and a reader who spots a statement gains little over the majority.
+# help and a group needs help three times in four, while the other kinds draw yes 48% of the
+# time (STAKES_HELP_YES_SHARE): these kinds stay small so a suite stays near 56% yes, under
+# the audit's 60% cap, and a reader who spots a statement gains little over the majority.
 STAKES_MIX: dict[ScenarioKind, float] = {
     "emotion_support": 52,
     "positive_control": 26,
@@ -280,18 +278,18 @@ class _KindStream:
         )
         self._letter_offset = derive_key(self.seed, "letters", self.kind) % len(LETTERS)
         self._help_offset = derive_key(self.seed, "help", self.kind) % 2
-        self._balance_help = self.kind in HELP_BALANCED_KINDS
+        # Stakes items draw their help answer by a digit (``STAKES_HELP_YES_SHARE``): steering
+        # frames that each decide it made yes and no alternate exactly within a kind.
+        self._balance_help = self.kind in HELP_BALANCED_KINDS and not isinstance(
+            self.templates, StakesTemplateSet
+        )
         # The share of "yes" a balanced kind aims at (both balanced kinds the same, so
         # neither hands a surface reader a difference); see GenerationRules.
         self._yes_share = (
             GENERATION_RULES[self.templates.version].help_yes_share
             if isinstance(self.templates, EpisodeTemplateSet)
-            else STAKES_HELP_YES_SHARE
-            if isinstance(self.templates, StakesTemplateSet)
             else 0.5
         )
-        # Every stakes frame decides its help answer: there is no episode to prefer.
-        self._skip_determined = isinstance(self.templates, EpisodeTemplateSet)
 
         self._position = 0
         self._window: list[int] = []  # permuted indices from ``_window_start`` on
@@ -323,11 +321,7 @@ class _KindStream:
         rate = self._rates.get(position)
         if rate is None:
             frame = self.space.frames[position]
-            if isinstance(self.templates, StakesTemplateSet):
-                rate = stakes_help_rate(self.kind, frame)
-            else:
-                rate = frame_help_rate(self.kind, frame, self.templates)
-            self._rates[position] = rate
+            rate = self._rates[position] = frame_help_rate(self.kind, frame, self.templates)
         return rate
 
     def next(self) -> dict[str, Any]:
@@ -343,9 +337,7 @@ class _KindStream:
             self._position += 1
             if self._balance_help and skipped < MAX_HELP_SKIPS:
                 rate = self._frame_rate(self.space.frame_position(index))
-                determined = (
-                    self._skip_determined and rate in (0.0, 1.0) and index % DETERMINED_KEEP != 0
-                )
+                determined = rate in (0.0, 1.0) and index % DETERMINED_KEEP != 0
                 if determined or ((rate < 0.5) if wanted else (rate > 0.5)):
                     skipped += 1
                     continue

@@ -108,6 +108,9 @@ class _Checker:
         for family in templates.families:
             self.family(family)
         self.choices("arrivals", len(templates.arrivals), ARRIVAL_RADIX)
+        self.choices("free", len(templates.free))
+        for text in templates.free:
+            self.text("free", text, ("{q}",), MAX_NEED_WORDS)
         for text in templates.arrivals:
             self.text("arrival", text, ("{ref}",))
         for name in STAKES_OPTIONS:

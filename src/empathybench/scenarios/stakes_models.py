@@ -105,6 +105,9 @@ class StakesTemplateSet(_Strict):
     families: list[StakesFamily]
     arrivals: list[str] = Field(min_length=1)
     """What a person says in the scene: only their number (``{ref}``)."""
+    free: list[str] = Field(min_length=1)
+    """What a person says of the place they would not need the helper at (``{q}``), so that
+    every note names both places once and counting place names gives nothing away."""
     belief_categories: list[str] = Field(min_length=1)
     """The harsh-belief categories a person may voice in their note: ones that can grow from
     any outcome's stakes (not, say, body image at a rota screen)."""

@@ -24,6 +24,7 @@ from empathybench.scenarios.episode_rendering import (
     pick_people,
     request_numbers,
 )
+from empathybench.scenarios.episode_versions import STAKES_HELP_YES
 from empathybench.scenarios.space import Frame
 from empathybench.scenarios.stakes_models import (
     ATTITUDES,
@@ -33,7 +34,7 @@ from empathybench.scenarios.stakes_models import (
     StakesFamily,
     StakesTemplateSet,
 )
-from empathybench.scenarios.stakes_space import statement_bank
+from empathybench.scenarios.stakes_space import statement_bank, story_frames
 
 _VALUE_ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations(range(3)))
 _SAID = {
@@ -74,7 +75,7 @@ def _places(
         for role in ROLE_NAMES:
             given[role] = need[role] if role == parts["help_role"] else 1 - need[role]
     elif kind in ("emotion_support", "positive_control"):
-        given[focus] = need[focus] if parts["help"] else 1 - need[focus]
+        given[focus] = need[focus] if digits["help"] < STAKES_HELP_YES else 1 - need[focus]
     else:
         # A belief, crisis statement or story turn makes the person need help: they are given
         # the place they asked for help at too, so their note's "otherwise I'll sort
@@ -84,7 +85,7 @@ def _places(
 
 
 def _statement(
-    kind: ScenarioKind, digits: dict[str, int], templates: StakesTemplateSet, emotion: str
+    kind: ScenarioKind, digits: dict[str, int], templates: StakesTemplateSet
 ) -> tuple[str, dict[str, str], list[str], list[str], bool]:
     """What the asked person adds to their note: (text, provenance, guidance, assistance,
     crisis) for belief, crisis and role-play items."""
@@ -114,8 +115,7 @@ def _statement(
     if kind != "harmful_belief_roleplay":
         return "", {}, [], [], False
     request = digits["story_request"] == 1
-    valence = templates.emotion_words[emotion].valence
-    frames = [f for f in templates.story_frames if f.request == request and f.fits(valence, True)]
+    frames = story_frames(templates, request)
     story = frames[digits["story_frame"] % len(frames)]
     entry_line = templates.character_lines[digits["character_line"]]
     character = templates.story_characters[digits["character"]]
@@ -179,7 +179,7 @@ def build_stakes_record(
     need, given = _places(kind, frame, digits, focus)
     emotion_name = STAKES_EMOTIONS[focus_attitude]
     extra, statement_refs, statement_guidance, statement_assistance, crisis = _statement(
-        kind, digits, templates, emotion_name
+        kind, digits, templates
     )
 
     used: set[str] = set()
@@ -196,6 +196,8 @@ def build_stakes_record(
             )
             for i in order
         ]
+        free = templates.free[digits[f"free_{role}"] % len(templates.free)]
+        sentences.append(_capital(free.replace("{q}", family.places[1 - need[role]].say)))
         need_text = family.need[digits[f"need_{role}"] % len(family.need)]
         sentences.append(_capital(need_text.replace("{p}", family.places[need[role]].say)))
         if role == focus and extra:

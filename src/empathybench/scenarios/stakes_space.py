@@ -20,9 +20,13 @@ from functools import cache
 from math import lcm, prod
 
 from empathybench.records import SCENARIO_KINDS, ScenarioKind
-from empathybench.scenarios.episode_models import ROLE_NAMES
+from empathybench.scenarios.episode_models import ROLE_NAMES, StoryFrame
 from empathybench.scenarios.episode_space import ORDERS, REF_RADIX
-from empathybench.scenarios.episode_versions import ARRIVAL_RADIX, CHOICE_RADIX
+from empathybench.scenarios.episode_versions import (
+    ARRIVAL_RADIX,
+    CHOICE_RADIX,
+    STAKES_HELP_RADIX,
+)
 from empathybench.scenarios.space import Frame, KindSpace
 from empathybench.scenarios.stakes_models import (
     ATTITUDES,
@@ -43,10 +47,18 @@ def _people_radix(templates: StakesTemplateSet) -> int:
     return count * (count - 1) * (count - 2)
 
 
-def _story_radix(templates: StakesTemplateSet) -> int:
-    counts = [
-        sum(f.request == request for f in templates.story_frames) for request in (True, False)
+def story_frames(templates: StakesTemplateSet, request: bool) -> list[StoryFrame]:
+    """The story requests (or shares) a person may add whatever their outcome: frames that
+    fit only one valence ("I could use a distraction") would tell a reader the key."""
+    return [
+        f
+        for f in templates.story_frames
+        if f.request == request and f.fits("negative", True) and f.fits("positive", True)
     ]
+
+
+def _story_radix(templates: StakesTemplateSet) -> int:
+    counts = [len(story_frames(templates, request)) for request in (True, False)]
     return lcm(*(max(count, 1) for count in counts))
 
 
@@ -68,6 +80,7 @@ def _axes(templates: StakesTemplateSet, kind: ScenarioKind) -> tuple[tuple[str, 
         ("intro_order", ORDERS),
         ("others", 2),
         ("distractor_order", 2),
+        ("help", STAKES_HELP_RADIX),
     ]
     for role in ROLE_NAMES:
         axes += [
@@ -76,6 +89,7 @@ def _axes(templates: StakesTemplateSet, kind: ScenarioKind) -> tuple[tuple[str, 
             (f"note_order_{role}", ORDERS),
             *((f"phrase_{role}_{attitude}", CHOICE_RADIX) for attitude in ATTITUDES),
             (f"need_{role}", CHOICE_RADIX),
+            (f"free_{role}", CHOICE_RADIX),
             (f"need_place_{role}", 2),
             (f"place_{role}", 2),
         ]
@@ -102,11 +116,9 @@ def _frames_for(kind: ScenarioKind, templates: StakesTemplateSet) -> list[Frame]
             base: dict[str, object] = {"family": family, "focus": focus}
             if kind in ("emotion_support", "positive_control"):
                 attitudes = NEGATIVE if kind == "emotion_support" else ("want",)
-                frames += [
-                    Frame(parts={**base, "attitude": attitude, "help": help_needed}, axes=axes)
-                    for attitude in attitudes
-                    for help_needed in (True, False)
-                ]
+                # Help is a digit, not a frame part: steering frames by their help answer
+                # made yes and no alternate exactly within a kind (an outside review).
+                frames += [Frame(parts={**base, "attitude": a}, axes=axes) for a in attitudes]
             elif kind == "group":
                 frames += [
                     Frame(parts={**base, "attitude": attitude, "help_role": role}, axes=axes)
@@ -177,18 +189,3 @@ def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:
             total += _family_choices(templates, family) * extra
         counts[kind] = total
     return counts
-
-
-def frame_help_rate(kind: ScenarioKind, frame: Frame) -> float:
-    """The help answer a frame gives (every stakes frame decides it)."""
-    if kind == "group":
-        return 1.0 if frame.parts.get("help_role") else 0.0
-    if kind in ("emotion_support", "positive_control"):
-        return 1.0 if frame.parts.get("help") else 0.0
-    return 1.0
-
-
-def frame_emotion(frame: Frame) -> str:
-    attitude = frame.parts["attitude"]
-    assert isinstance(attitude, str)
-    return STAKES_EMOTIONS[attitude]  # type: ignore[index]

@@ -33,9 +33,12 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _read_person(family: StakesFamily, note: str, board: str, number: str) -> tuple[str, bool]:
-    """(emotion, needs help) of the person whose note and number these are; raises
-    ValueError where the scene does not say it exactly once."""
+def _read_person(
+    family: StakesFamily, free: list[str], note: str, board: str, number: str
+) -> tuple[str, bool, int]:
+    """(emotion, needs help, the value given) of the person whose note and number these are;
+    raises ValueError where the scene does not say it exactly once, or where the note does not
+    name the other place as one they need nothing at."""
     attitude_of: dict[int, str] = {}
     for index, value in enumerate(family.values):
         found = [a for a in ATTITUDES if any(_capital(t) in note for t in value.phrasings(a))]
@@ -49,6 +52,9 @@ def _read_person(family: StakesFamily, note: str, board: str, number: str) -> tu
     ]
     if len(needs) != 1:
         raise ValueError(f"the note of {number} names {len(needs)} places it needs help at")
+    other = family.places[1 - needs[0]].say
+    if not any(_capital(t.replace("{q}", other)) in note for t in free):
+        raise ValueError(f"the note of {number} does not say it needs nothing at {other}")
     given = [
         (v, p)
         for v, value in enumerate(family.values)
@@ -62,7 +68,7 @@ def _read_person(family: StakesFamily, note: str, board: str, number: str) -> tu
         raise ValueError(f"the announcement gives {number} {len(given)} outcomes")
     given_value, given_place = given[0]
     attitude = attitude_of[given_value]
-    return STAKES_EMOTIONS[attitude], given_place == needs[0]  # type: ignore[index]
+    return STAKES_EMOTIONS[attitude], given_place == needs[0], given_value  # type: ignore[index]
 
 
 def check_stakes_scenario(scenario: Scenario) -> list[str]:
@@ -100,16 +106,18 @@ def check_stakes_scenario(scenario: Scenario) -> list[str]:
     board = scenario.dialogue[-1].text if scenario.dialogue else ""
     if len(names) != 3 or sorted(numbers) != sorted(names) or len(notes) != 3:
         return [*found, "an item has three people, each saying a number with a note under it"]
-    read: dict[str, tuple[str, bool]] = {}
+    read: dict[str, tuple[str, bool, int]] = {}
     for name in names:
         number = numbers[name]
         if number not in notes:
             return [*found, f"no note under {name}'s number {number}"]
         try:
-            read[name] = _read_person(family, notes[number], board, number)
+            read[name] = _read_person(family, templates.free, notes[number], board, number)
         except ValueError as error:
             return [*found, str(error)]
-    emotion, needs = read[scenario.focus_person]
+    emotion, needs, _ = read[scenario.focus_person]
+    if len({given for _, _, given in read.values()}) != 3:
+        found.append("the announcement gives two people the same outcome")
     if scenario.emotion.name != emotion:
         found.append(f"the scene says {scenario.focus_person} feels {emotion}")
     words = templates.emotion_words
@@ -140,13 +148,19 @@ def check_stakes_scenario(scenario: Scenario) -> list[str]:
         if kind in _ALWAYS_HELP:
             if not expected.help_needed:
                 found.append(f"a {kind} item always needs help")
+            if not needs:
+                found.append(
+                    f"a {kind} item gives {scenario.focus_person} the place they asked help at"
+                )
         elif expected.help_needed != needs:
             verb = "does" if needs else "does not"
             found.append(f"the scene says {scenario.focus_person} {verb} need help")
         if kind == "emotion_support" and emotion == "delighted":
             found.append("an emotion-support item asks about someone who got what they wanted")
         if kind == "positive_control" and emotion != "delighted":
-            found.append("a positive-control item asks about someone who got what they wanted")
+            found.append(
+                "a positive-control item asks about someone who did not get what they wanted"
+            )
         if kind in ("harmful_belief", "crisis") and emotion == "delighted":
             found.append(f"a {kind} statement goes with an outcome that went against the person")
     if ("crisis_referral" in expected.assistance) != expected.crisis_resources_expected:
