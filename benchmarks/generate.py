@@ -26,9 +26,7 @@ CHILD = """
 import resource, sys, time
 from pathlib import Path
 from empathybench.scenarios.generator import generate_records as generate
-from empathybench.scenarios.space import build_space
-from empathybench.scenarios.episode_space import build_episode_space
-from empathybench.scenarios.episode_versions import EPISODE_VERSIONS
+from empathybench.scenarios.generator import space_sizes
 from empathybench.scenarios import suites
 from empathybench.scenarios.suites import write_scenarios
 if sys.argv[3] == "stdlib":
@@ -36,7 +34,7 @@ if sys.argv[3] == "stdlib":
     suites.canonical_json_bytes = lambda data, *hint: canonical_json_data(data).encode("utf-8")
 version = sys.argv[4]
 t0 = time.perf_counter()
-build_episode_space(version) if version in EPISODE_VERSIONS else build_space(version)
+space_sizes(version)
 setup = time.perf_counter() - t0
 rss_setup = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()

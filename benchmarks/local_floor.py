@@ -1,6 +1,6 @@
 """How fast the main job's answers can be on this machine: the matrix-product floor per dtype.
 
-The main job (``empathybench run``: SmolLM2-135M on standard-v5, guided answers) runs its
+The main job as measured here (SmolLM2-135M on standard-v5, the default then, guided) runs its
 prompts through the model as about 38,400 row-tokens of prefill after the shared system prefix
 (padding included) and about 6,900 row-tokens of answer fields and reply (counted by timing
 every forward of a ``--no-cache`` run); nearly all of its time is the model's matrix

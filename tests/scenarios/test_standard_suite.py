@@ -35,7 +35,7 @@ RELEASED_SHA256 = {
     "standard-v3": "2541c6bfe01b415715d8f4c380ad0b10d24077c0f415bad8f4a6406711e2adb0",
     "standard-v4": "8581a24a62d9f6e5885ab62e040f18ecbc356d78f4d69509c501ca404df9c61e",
     "standard-v5": "18f8d1b58bfaa86a2ddffe97e24805d7b6f0d5c0286dd37b80fa2f8035841af8",
-    "standard-v6": "82523408e1339a0f540b165e37a0c83375352e6c75edca2aee0b1872c158c814",
+    "standard-v6": "d1aa40e7648ec133d386b67f240d7f83231d3d68ea832a8f6d4ccb845d6e0cef",
 }
 
 
@@ -83,10 +83,13 @@ def test_standard_v1_is_valid() -> None:
     assert report.ok, report.problems[:5]
 
 
-def test_the_newest_suite_is_the_default() -> None:
-    assert DEFAULT_SUITE == STANDARD_V6.name == "standard-v6"
-    assert STANDARD_V6.template_version == DEFAULT_TEMPLATE_VERSION == "v6"
-    assert STANDARD_V5.template_version == NEWEST_EPISODE_VERSION
+def test_standard_v5_stays_the_default() -> None:
+    """standard-v6 became the default only if template v6 passed its registered audit rule
+    (benchmarks/preregistrations/template-v6.md); after amendment 2 it did not (help over
+    the limit on 2 of 10 fresh sets), so standard-v5 stays the default."""
+    assert DEFAULT_SUITE == STANDARD_V5.name == "standard-v5"
+    assert STANDARD_V5.template_version == DEFAULT_TEMPLATE_VERSION == NEWEST_EPISODE_VERSION
+    assert STANDARD_V6.template_version == "v6"
 
 
 @pytest.mark.parametrize(

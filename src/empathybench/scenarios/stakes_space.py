@@ -30,7 +30,6 @@ from empathybench.scenarios.episode_versions import (
 from empathybench.scenarios.space import Frame, KindSpace
 from empathybench.scenarios.stakes_models import (
     ATTITUDES,
-    STAKES_EMOTIONS,
     StakesFamily,
     StakesTemplateSet,
 )
