@@ -17,6 +17,7 @@ from empathybench.scenarios.episode_models import (
     SLOT_PATTERN,
     Belief,
     CrisisLine,
+    EmotionWord,
     Episode,
     EpisodeTemplateSet,
     Links,
@@ -347,9 +348,6 @@ def build_episode_record(
     emotion = templates.emotion_words[focus_role.emotion]
     options = [*distractors[:letter_index], emotion.name, *distractors[letter_index:]]
     helper_role = _choice(episode.helper_roles, digits["helper_role"])
-    system, user = render_prompt(
-        kind, episode.scene, helper_role, turns, focus_name, options, PROMPT_VERSION_V2
-    )
     expected: dict[str, Any] = {
         "help_needed": help_needed,
         "assistance": assistance or ["no_action_needed"],
@@ -358,16 +356,56 @@ def build_episode_record(
     }
     if help_person is not None:
         expected["help_person"] = help_person
+    return scenario_record(
+        kind,
+        templates.version,
+        {"location_id": episode.id, "scene": episode.scene, "helper_role": helper_role},
+        [cast[r] for r in ROLE_NAMES],
+        focus_name,
+        turns,
+        emotion,
+        options,
+        letter_index,
+        expected,
+        item_dimensions(kind, help_needed, negative == "negative"),
+        provenance,
+    )
+
+
+def scenario_record(
+    kind: ScenarioKind,
+    version: str,
+    setting: dict[str, str],
+    people: list[Person],
+    focus_name: str,
+    turns: list[tuple[str, str]],
+    emotion: EmotionWord,
+    options: list[str],
+    letter_index: int,
+    expected: dict[str, Any],
+    dimensions: list[Any],
+    provenance: dict[str, str],
+) -> dict[str, Any]:
+    """A template-v2-on item as a JSON-ready record, its prompt rendered (id and the
+    generator's provenance added by the caller)."""
+    system, user = render_prompt(
+        kind,
+        setting["scene"],
+        setting["helper_role"],
+        turns,
+        focus_name,
+        options,
+        PROMPT_VERSION_V2,
+    )
     return {
         "schema_version": SCHEMA_VERSION,
         "id": "",
         "kind": kind,
-        "template_version": templates.version,
+        "template_version": version,
         "prompt_version": PROMPT_VERSION_V2,
-        "setting": {"location_id": episode.id, "scene": episode.scene, "helper_role": helper_role},
+        "setting": setting,
         "participants": [
-            {"name": cast[r].name, "pronouns": cast[r].pronouns, "role": PARTICIPANT_ROLE}
-            for r in ROLE_NAMES
+            {"name": p.name, "pronouns": p.pronouns, "role": PARTICIPANT_ROLE} for p in people
         ],
         "focus_person": focus_name,
         "dialogue": [{"speaker": speaker, "text": text} for speaker, text in turns],
@@ -381,7 +419,7 @@ def build_episode_record(
         "options": options,
         "correct_letter": LETTERS[letter_index],
         "expected": expected,
-        "dimensions": item_dimensions(kind, help_needed, negative == "negative"),
+        "dimensions": dimensions,
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
         "provenance": {"templates": {**provenance, "emotion": emotion.name}},
     }

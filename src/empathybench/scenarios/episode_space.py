@@ -34,7 +34,7 @@ from empathybench.scenarios.episode_versions import (
     GENERATION_RULES,
     GenerationRules,
 )
-from empathybench.scenarios.space import Frame, KindSpace
+from empathybench.scenarios.space import Frame, KindSpace, kind_space
 
 ORDERS = 6  # speaking orders of three people
 MAX_STORY_INTENSITY = 2
@@ -350,13 +350,7 @@ def _frames_for(kind: ScenarioKind, templates: EpisodeTemplateSet) -> list[Frame
 @cache
 def build_episode_space(template_version: str) -> dict[ScenarioKind, KindSpace]:
     templates = load_episode_templates(template_version)
-    spaces: dict[ScenarioKind, KindSpace] = {}
-    for kind in SCENARIO_KINDS:
-        frames = tuple(_frames_for(kind, templates))
-        starts = tuple(i * (frames[0].size if frames else 0) for i in range(len(frames)))
-        size = sum(frame.size for frame in frames)
-        spaces[kind] = KindSpace(kind=kind, frames=frames, starts=starts, size=size)
-    return spaces
+    return {kind: kind_space(kind, tuple(_frames_for(kind, templates))) for kind in SCENARIO_KINDS}
 
 
 def distinct_prompts(template_version: str) -> dict[ScenarioKind, int]:

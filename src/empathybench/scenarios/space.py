@@ -62,6 +62,12 @@ class KindSpace:
         return frame, frame.decode(index - self.starts[position])
 
 
+def kind_space(kind: ScenarioKind, frames: tuple[Frame, ...]) -> KindSpace:
+    """A kind's space over ``frames`` that all share one size (episode and stakes versions)."""
+    starts = tuple(i * (frames[0].size if frames else 0) for i in range(len(frames)))
+    return KindSpace(kind=kind, frames=frames, starts=starts, size=sum(f.size for f in frames))
+
+
 def distractor_pairs(templates: TemplateSet) -> dict[str, list[tuple[str, str]]]:
     """For each emotion, the allowed distractor pairs.
 

@@ -14,15 +14,14 @@ from itertools import permutations
 from typing import Any
 
 from empathybench.judging.rubric import item_dimensions
-from empathybench.prompts.scenario_prompt import PROMPT_VERSION_V2, render_prompt
-from empathybench.records import LETTERS, SCHEMA_VERSION, ScenarioKind
+from empathybench.records import ScenarioKind
 from empathybench.scenarios.episode_models import ROLE_NAMES, Belief, CrisisLine
 from empathybench.scenarios.episode_rendering import (
     _CRISIS_GUIDANCE,
     _ORDERS,
-    PARTICIPANT_ROLE,
     pick_people,
     request_numbers,
+    scenario_record,
 )
 from empathybench.scenarios.episode_versions import STAKES_HELP_YES
 from empathybench.scenarios.space import Frame
@@ -284,9 +283,6 @@ def build_stakes_record(
     if digits["distractor_order"]:
         distractors.reverse()
     options = [*distractors[:letter_index], emotion_name, *distractors[letter_index:]]
-    system, user = render_prompt(
-        kind, family.scene, family.helper_role, turns, names[focus], options, PROMPT_VERSION_V2
-    )
     expected: dict[str, Any] = {
         "help_needed": help_needed,
         "assistance": assistance,
@@ -303,34 +299,17 @@ def build_stakes_record(
         "needs": "".join("y" if needs[r] else "n" for r in ROLE_NAMES),
         **statement_refs,
     }
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "id": "",
-        "kind": kind,
-        "template_version": templates.version,
-        "prompt_version": PROMPT_VERSION_V2,
-        "setting": {
-            "location_id": family.id,
-            "scene": family.scene,
-            "helper_role": family.helper_role,
-        },
-        "participants": [
-            {"name": cast[r].name, "pronouns": cast[r].pronouns, "role": PARTICIPANT_ROLE}
-            for r in ROLE_NAMES
-        ],
-        "focus_person": names[focus],
-        "dialogue": [{"speaker": speaker, "text": text} for speaker, text in turns],
-        "goal": None,
-        "emotion": {
-            "name": emotion.name,
-            "valence": emotion.valence,
-            "intensity": emotion.intensity,
-            "cluster": emotion.cluster,
-        },
-        "options": options,
-        "correct_letter": LETTERS[letter_index],
-        "expected": expected,
-        "dimensions": item_dimensions(kind, help_needed, reply_emotion.valence == "negative"),
-        "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
-        "provenance": {"templates": {**provenance, "emotion": emotion.name}},
-    }
+    return scenario_record(
+        kind,
+        templates.version,
+        {"location_id": family.id, "scene": family.scene, "helper_role": family.helper_role},
+        [cast[r] for r in ROLE_NAMES],
+        names[focus],
+        turns,
+        emotion,
+        options,
+        letter_index,
+        expected,
+        item_dimensions(kind, help_needed, reply_emotion.valence == "negative"),
+        provenance,
+    )

@@ -27,7 +27,7 @@ from empathybench.scenarios.episode_versions import (
     CHOICE_RADIX,
     STAKES_HELP_RADIX,
 )
-from empathybench.scenarios.space import Frame, KindSpace
+from empathybench.scenarios.space import Frame, KindSpace, kind_space
 from empathybench.scenarios.stakes_models import (
     ATTITUDES,
     StakesFamily,
@@ -140,13 +140,7 @@ def _frames_for(kind: ScenarioKind, templates: StakesTemplateSet) -> list[Frame]
 @cache
 def build_stakes_space(template_version: str) -> dict[ScenarioKind, KindSpace]:
     templates = load_stakes_templates(template_version)
-    spaces: dict[ScenarioKind, KindSpace] = {}
-    for kind in SCENARIO_KINDS:
-        frames = tuple(_frames_for(kind, templates))
-        starts = tuple(i * (frames[0].size if frames else 0) for i in range(len(frames)))
-        size = sum(frame.size for frame in frames)
-        spaces[kind] = KindSpace(kind=kind, frames=frames, starts=starts, size=size)
-    return spaces
+    return {kind: kind_space(kind, tuple(_frames_for(kind, templates))) for kind in SCENARIO_KINDS}
 
 
 def _family_choices(templates: StakesTemplateSet, family: StakesFamily) -> int:
