@@ -226,6 +226,8 @@ def visible(item: dict[str, Any], question: str) -> VisibleItem:
     )
 
 
+# The prototype's own linking readers, kept as they ran so its recorded rounds reproduce; the
+# package's audit has its own (``NgramLinkedBoard``, ``NgramLinkedNoteBoard``) for v6 items.
 def board_entry(view: VisibleItem, person: str) -> str:
     """The board's entry for the number ``person`` says, without the number."""
     said = {n for line in view.lines if line.speaker == person for n in NUMBER.findall(line.text)}

@@ -135,10 +135,15 @@ NOTE_LINE = re.compile(r'^(\d{3}): "')
 NUMBER = re.compile(r"\b\d{3}\b")
 
 
+def _numbers_said(item: VisibleItem, person: str) -> set[str]:
+    """The request numbers ``person`` says in the scene (templates v5 and v6)."""
+    return {n for line in item.lines if line.speaker == person for n in NUMBER.findall(line.text)}
+
+
 def _linked_note_text(item: VisibleItem, person: str) -> str:
     """The notes filed under a number the person says (template v5's linked notes), with
     numbers replaced by one token: empty where the person says no note's number."""
-    said = {n for line in item.lines if line.speaker == person for n in NUMBER.findall(line.text)}
+    said = _numbers_said(item, person)
     notes = [
         line.text
         for line in item.lines
@@ -177,7 +182,7 @@ def _board_entry_text(item: VisibleItem, person: str) -> str:
     """The entry of a closing announcement filed under the number the person says (template
     v6's board: ``… 214: lates at Mill Lane; 387: …``), without the number: empty where the
     scene ends on no such entry."""
-    said = {n for line in item.lines if line.speaker == person for n in NUMBER.findall(line.text)}
+    said = _numbers_said(item, person)
     last = item.lines[-1] if item.lines else None
     if not said or last is None or last.speaker is not None or NOTE_LINE.match(last.text):
         return ""
