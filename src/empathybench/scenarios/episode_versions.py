@@ -14,11 +14,18 @@ STAKES_VERSIONS = frozenset({"v6"})
 BANKS_FROM: dict[str, str] = {"v6": "v4"}
 """Where a stakes version reads its banks (emotions, people, beliefs, crisis, role-play)."""
 NEWEST_STAKES_VERSION = "v6"
-STAKES_HELP_RADIX, STAKES_HELP_YES = 50, 24
+STAKES_HELP_RADIX, STAKES_HELP_YES = 50, 25
 """Emotion-support and positive-control stakes items need help when their ``help`` digit
-(radix 50) is under 24: 48% yes, near a half so a reader who spots the kinds that always
-need help gains little, and under it so a suite stays under the audit's 60% cap (see
-``generator.STAKES_MIX``)."""
+(radix 50) is under 25: the two halves of every frame. Which half an item is drawn from is
+decided by the generator in shuffled blocks (``STAKES_HELP_BLOCK``), so each of these kinds
+is half yes in every suite, whatever its size; see ``generator.STAKES_MIX``."""
+STAKES_HELP_BLOCK = 10
+"""Emotion-support and positive-control stakes items are drawn in blocks of this many per
+kind, half of them needing help, in an order shuffled per block: the kind's yes share is
+exactly a half at every block's end and never more than half a block off in between. Drawn
+one by one (48% yes), a set whose items drew few yeses let a reader that recognises the
+kinds that always need help beat the majority (template-v6.md, amendment 2); alternating
+yes and no exactly, as steering did, is a pattern in the order."""
 CONTENT_FROM: dict[str, str] = {"v5": "v4"}
 """Versions that re-render an earlier version's episodes and banks unchanged (read from that
 version's directory) and add only files of their own (``LINK_FILES``)."""

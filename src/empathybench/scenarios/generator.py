@@ -42,6 +42,9 @@ from empathybench.scenarios.episode_templates import (
 from empathybench.scenarios.episode_versions import (
     EPISODE_VERSIONS,
     GENERATION_RULES,
+    STAKES_HELP_BLOCK,
+    STAKES_HELP_RADIX,
+    STAKES_HELP_YES,
     STAKES_VERSIONS,
 )
 from empathybench.scenarios.permutation import IndexPermutation, Stream, derive_key
@@ -93,12 +96,13 @@ EPISODE_MIX: dict[ScenarioKind, float] = {
     "group": 12,
 }
 
-# The standard composition of template v6 (stakes). Emotion-support items key frustrated or
-# nervous and positive-control items delighted, so the two stand 2 : 1 and each of the three
+# The standard composition of template v6 (stakes). Emotion-support and positive-control
+# items key frustrated or nervous and delighted, so the two stand 2 : 1 and each of the three
 # keys is about a third of a suite. Harmful beliefs, crises and role-play turns always need
-# help and a group needs help three times in four, while the other kinds draw yes 48% of the
-# time (STAKES_HELP_YES_SHARE): these kinds stay small so a suite stays near 56% yes, under
-# the audit's 60% cap, and a reader who spots a statement gains little over the majority.
+# help and a group needs help three times in four, while the other two kinds are exactly half
+# yes (``STAKES_HELP_BLOCK``): a reader who recognises a kind gains nothing over answering
+# "yes" throughout, and these kinds stay small so a suite stays near 58% yes, under the
+# audit's 60% cap.
 STAKES_MIX: dict[ScenarioKind, float] = {
     "emotion_support": 52,
     "positive_control": 26,
@@ -278,11 +282,18 @@ class _KindStream:
         )
         self._letter_offset = derive_key(self.seed, "letters", self.kind) % len(LETTERS)
         self._help_offset = derive_key(self.seed, "help", self.kind) % 2
-        # Stakes items draw their help answer by a digit (``STAKES_HELP_YES_SHARE``): steering
-        # frames that each decide it made yes and no alternate exactly within a kind.
-        self._balance_help = self.kind in HELP_BALANCED_KINDS and not isinstance(
-            self.templates, StakesTemplateSet
+        stakes = isinstance(self.templates, StakesTemplateSet)
+        self._balance_help = self.kind in HELP_BALANCED_KINDS and not stakes
+        # Stakes items of these kinds take their help answer from a digit; the stream draws
+        # them in shuffled blocks, half yes (``STAKES_HELP_BLOCK``), by skipping candidates
+        # from the other half of the digit's range.
+        self._help_place = (
+            self.space.frames[0].place("help")
+            if stakes and self.kind in HELP_BALANCED_KINDS and self.space.frames
+            else 0
         )
+        self._help_blocks = Stream(derive_key(self.seed, "help-blocks", self.kind))
+        self._help_block = bytearray()
         # The share of "yes" a balanced kind aims at (both balanced kinds the same, so
         # neither hands a surface reader a difference); see GenerationRules.
         self._yes_share = (
@@ -324,12 +335,23 @@ class _KindStream:
             rate = self._rates[position] = frame_help_rate(self.kind, frame, self.templates)
         return rate
 
+    def _stakes_help_turn(self) -> int:
+        """This rank's help answer (1 yes, 0 no) in its shuffled block, half of them yes."""
+        turn = self.rank % STAKES_HELP_BLOCK
+        if turn == 0:
+            half = STAKES_HELP_BLOCK // 2
+            self._help_block = bytearray([1] * half + [0] * (STAKES_HELP_BLOCK - half))
+            self._help_blocks.shuffle(self._help_block)
+        return self._help_block[turn]
+
     def next(self) -> dict[str, Any]:
         """The next record (help balancing applies to episode versions only)."""
         # Ask for "yes" while this kind has given fewer yes answers than its share of its
         # items so far (an episode's rate only sets the odds, so the count steers the
         # realised share).
         wanted = self._yes + self._help_offset / 2 < self._yes_share * (self.rank + 1)
+        if self._help_place:
+            wanted = bool(self._stakes_help_turn())
         skipped = 0
         spread_skips = 0
         while self._position < self.space.size:
@@ -341,6 +363,11 @@ class _KindStream:
                 if determined or ((rate < 0.5) if wanted else (rate > 0.5)):
                     skipped += 1
                     continue
+            if (
+                self._help_place
+                and ((index // self._help_place) % STAKES_HELP_RADIX < STAKES_HELP_YES) != wanted
+            ):
+                continue
             letter = (self.rank + self._letter_offset) % len(LETTERS)
             record = self._build(index, letter)
             if record["id"] in self.seen:

@@ -42,6 +42,15 @@ class Frame:
             offset, digits[name] = divmod(offset, radix)
         return digits
 
+    def place(self, name: str) -> int:
+        """The place value of axis ``name``: its digit of offset o is (o // place) % radix."""
+        place = 1
+        for axis, radix in reversed(self.axes):
+            if axis == name:
+                return place
+            place *= radix
+        raise KeyError(name)
+
 
 @dataclass(frozen=True)
 class KindSpace:
