@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from empathybench.records import Scenario
+from empathybench.scenarios.episode_versions import STAKES_HELP_BLOCK
 from empathybench.scenarios.generator import generate_records
 from empathybench.scenarios.stakes_checks import check_stakes_templates
 from empathybench.scenarios.stakes_models import STAKES_OPTIONS
@@ -149,6 +150,32 @@ def test_group_items_name_each_person_or_nobody_about_equally() -> None:
     )
     assert set(names) == {"a", "b", "c", "nobody"}
     assert max(names.values()) - min(names.values()) <= 0.4 * max(names.values())
+
+
+def test_one_person_kinds_are_half_yes_in_shuffled_blocks() -> None:
+    """Emotion-support and positive-control items come in blocks of ten per kind, five
+    needing help, so every set is half yes in these kinds (a set that drew few yeses let a
+    reader who recognises the always-help kinds beat the majority); the order inside a block
+    is shuffled, not an alternation, and no family's items all answer one way."""
+    items = _items()
+    for kind in ("emotion_support", "positive_control"):
+        answers = [r["expected"]["help_needed"] for r in items if r["kind"] == kind]
+        blocks = [
+            answers[i : i + STAKES_HELP_BLOCK] for i in range(0, len(answers), STAKES_HELP_BLOCK)
+        ]
+        assert all(
+            sum(b) == STAKES_HELP_BLOCK // 2 for b in blocks if len(b) == STAKES_HELP_BLOCK
+        ), kind
+        runs = sum(a == b for a, b in zip(answers, answers[1:], strict=False))
+        # An exact alternation has no repeats; independent draws repeat about half the time.
+        assert 0.3 < runs / (len(answers) - 1) < 0.6, (kind, runs)
+        by_family: dict[str, Counter[bool]] = defaultdict(Counter)
+        for r in items:
+            if r["kind"] == kind:
+                by_family[r["provenance"]["templates"]["family"]][r["expected"]["help_needed"]] += 1
+        assert all(len(c) == 2 for c in by_family.values() if sum(c.values()) >= 12), kind
+    share = sum(r["expected"]["help_needed"] for r in items) / len(items)
+    assert 0.55 <= share <= 0.60
 
 
 def test_the_validator_catches_a_wrong_key_and_a_wrong_announcement() -> None:
