@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One command: set up, then run the main job (standard-v5 on the bundled local/smollm2 model).
+# One command: set up, then run the main job (standard-v6 on the bundled local/smollm2 model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

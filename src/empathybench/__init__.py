@@ -4,7 +4,7 @@ The Python API (``docs/python-api.md``)::
 
     import empathybench as eb
 
-    suite = eb.load_suite("standard-v5")
+    suite = eb.load_suite("standard-v6")
     run = eb.run(suite, model="mock/echo", run_dir="runs/x", judges=[], limit=5)
     summary = eb.summarize(run)
 

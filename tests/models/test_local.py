@@ -173,7 +173,7 @@ def test_gguf_path_and_bad_batch_size(tmp_path: Path) -> None:
 
 
 def test_guided_run_end_to_end_on_the_bundled_model(tmp_path: Path) -> None:
-    """``empathybench run`` on local/smollm2: the default suite (standard-v5), guided by
+    """``empathybench run`` on local/smollm2: the default suite (standard-v6), guided by
     default, every answer in format; a group item also names a person (or nobody)."""
     import json
 
@@ -188,7 +188,7 @@ def test_guided_run_end_to_end_on_the_bundled_model(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert manifest["answer_mode"] == "guided" and manifest["status"] == "complete"
-    assert DEFAULT_SUITE == "standard-v5"
+    assert DEFAULT_SUITE == "standard-v6"
     scenarios = {s.id: s for s in load_suite(DEFAULT_SUITE).scenarios}
     lines = (tmp_path / "r" / "responses.jsonl").read_text().splitlines()
     assert len(lines) == 9

@@ -13,6 +13,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -166,7 +167,7 @@ def test_one_person_kinds_are_half_yes_in_shuffled_blocks() -> None:
         assert all(
             sum(b) == STAKES_HELP_BLOCK // 2 for b in blocks if len(b) == STAKES_HELP_BLOCK
         ), kind
-        runs = sum(a == b for a, b in zip(answers, answers[1:], strict=False))
+        runs = sum(a == b for a, b in pairwise(answers))
         # An exact alternation has no repeats; independent draws repeat about half the time.
         assert 0.3 < runs / (len(answers) - 1) < 0.6, (kind, runs)
         by_family: dict[str, Counter[bool]] = defaultdict(Counter)

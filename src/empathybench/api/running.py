@@ -192,10 +192,9 @@ async def run_async(
 ) -> RunOutcome:
     """Answer ``suite`` with ``model`` into ``run_dir``, then score it with ``judges``.
 
-    ``suite``: a ``Suite``, a bundled name (default ``standard-v5``; ``standard-v6``, and
-    ``standard-v4`` to ``standard-v1`` for comparison with earlier results) or a JSONL file.
-    ``model``: a model id (``provider/name``; see ``model_spec`` for its settings) or a
-    ``ModelSpec``.
+    ``suite``: a ``Suite``, a bundled name (default ``standard-v6``; ``standard-v5`` to
+    ``standard-v1`` for comparison with earlier results) or a JSONL file. ``model``: a model id
+    (``provider/name``; see ``model_spec`` for its settings) or a ``ModelSpec``.
     ``run_dir`` defaults to ``runs/SUITE__MODEL__STRATEGY``; an existing run there with the
     same settings is continued (answered items are skipped). ``judges``: model ids and/or
     ``offline``; None uses ``default_judges()``, ``[]`` scores only the deterministic

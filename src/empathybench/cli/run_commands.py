@@ -200,7 +200,7 @@ def _run(
         typer.Option("--force", help="Write into a --run-dir that is not empty and holds no run."),
     ] = False,
 ) -> None:
-    """Run a suite through a model (default: standard-v5 on the bundled local/smollm2)."""
+    """Run a suite through a model (default: standard-v6 on the bundled local/smollm2)."""
     check_exclusive({"judge": bool(judge), "no_judge": no_judge})
     check_directory_target("run_dir", run_dir)
     check_existing_directory("resume", resume_dir)

@@ -345,7 +345,7 @@ class _KindStream:
         return self._help_block[turn]
 
     def next(self) -> dict[str, Any]:
-        """The next record (episode versions steer help by frame, stakes versions draw it in blocks)."""
+        """The next record (episode versions steer help by frame; stakes ones draw it in blocks)."""
         # Ask for "yes" while this kind has given fewer yes answers than its share of its
         # items so far (an episode's rate only sets the odds, so the count steers the
         # realised share).

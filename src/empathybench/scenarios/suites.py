@@ -23,7 +23,7 @@ from empathybench.jsonl import (
 from empathybench.records import Scenario, Suite, SuiteInfo
 
 SUITES_INDEX = "suites.json"
-DEFAULT_SUITE = "standard-v5"
+DEFAULT_SUITE = "standard-v6"
 """The suite a run uses when none is given: the frozen standard set of the newest template
 version (``standard-v1`` stays bundled, by name, for comparison with earlier results)."""
 SPACE_INDEX = ("provenance", "space_index")

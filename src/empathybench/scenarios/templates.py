@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from empathybench.errors import UserError
-from empathybench.scenarios.episode_versions import NEWEST_EPISODE_VERSION
+from empathybench.scenarios.episode_versions import NEWEST_STAKES_VERSION
 from empathybench.scenarios.template_models import SLOT_PATTERN, TemplateSet
 
 TEMPLATE_FILES = (
@@ -35,10 +35,9 @@ TEMPLATE_FILES = (
 SECTION_TEMPLATE_VERSION = "v1"
 """The one version in the v1 section format that ``load_templates`` reads (v2 and later are
 episode versions, read by ``episode_templates``)."""
-DEFAULT_TEMPLATE_VERSION = NEWEST_EPISODE_VERSION
-"""What generating uses when no version is named: v5, the version of the default suite
-(``--template-version v6`` for the stakes version, ``v1`` and the others by name; v6 becomes
-the default with ``standard-v6`` only when it passes its registered audit rule)."""
+DEFAULT_TEMPLATE_VERSION = NEWEST_STAKES_VERSION
+"""What generating uses when no version is named: the newest, v6 (the others stay
+reproducible by name: ``--template-version v5``, ``v1``)."""
 
 # Minimum sizes of each section: the floor that keeps the scenario space large and varied.
 MINIMUM_COUNTS = {
