@@ -8,7 +8,13 @@
    (caught outputs their labellers gave any credit).
 3. ``--run DIR`` (e.g. ``empathybench run --run-dir DIR`` on local/smollm2): the rule's count
    by kind, and the offline judge's means on the caught outputs without / with the rule.
-4. Loops: distinct-2 (texts of 40+ words) and the most repeated sentence, on the bundled
+4. Blind-read outputs (``benchmarks/labelled/blind_read_replies.jsonl.gz``: SmolLM2's outputs
+   on five v5 and v6 suites or draws, each judged reply / not a reply by a reader who wrote
+   none of the project): per set, the reader's non-replies the rule catches, split into those
+   it caught before the ``as_participant`` check and those only that check catches, and
+   false positives (outputs the reader called replies). The first set is the one the check
+   was designed on; the others are held out.
+5. Loops: distinct-2 (texts of 40+ words) and the most repeated sentence, on the bundled
    therapy references, labelled benchmark replies and empathy-scorer replies (real text), and
    on ``--study DIR`` answers (e.g. ``empathybench therapy run --model local/smollm2``).
 
@@ -87,6 +93,46 @@ def loop_stats(texts: Sequence[str]) -> dict[str, Any]:
     }
 
 
+BLIND_READ = ROOT / "benchmarks" / "labelled" / "blind_read_replies.jsonl.gz"
+
+
+def blind_read_table(classify_reply: Any) -> list[dict[str, Any]]:
+    """Per blind-read set: outputs, reader non-replies, rule catches (before the participant
+    check / by it alone), misses and false positives; printed as a table."""
+    import gzip
+
+    from empathybench.records import Scenario
+
+    rows: dict[str, Counter[str]] = {}
+    with gzip.open(BLIND_READ, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            verdict = classify_reply(record["output"], Scenario.model_validate(record["scenario"]))
+            kind = "none" if verdict is None else verdict.kind
+            counts = rows.setdefault(record["set"], Counter())
+            counts["outputs"] += 1
+            if record["reader_reply"]:
+                counts["false_positives"] += kind != "none"
+            else:
+                counts["reader_not"] += 1
+                counts["caught_before"] += kind not in ("none", "as_participant")
+                counts["caught_as_participant"] += kind == "as_participant"
+                counts["missed"] += kind == "none"
+    table = [{"set": name, **counts} for name, counts in rows.items()]
+    print("blind-read outputs: reader's non-replies caught by the rule (before / participant)")
+    print(
+        f"  {'set':46} {'outputs':>7} {'not':>4} {'before':>6} {'partic.':>7} "
+        f"{'missed':>6} {'FP':>3}"
+    )
+    for row in table:
+        print(
+            f"  {row['set']:46} {row['outputs']:>7} {row['reader_not']:>4} "
+            f"{row['caught_before']:>6} {row['caught_as_participant']:>7} {row['missed']:>6} "
+            f"{row['false_positives']:>3}"
+        )
+    return table
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, help="A run directory to measure the rule on.")
@@ -162,6 +208,7 @@ def main() -> None:
             for which, row in report["run"]["offline_judge_on_no_reply"].items():
                 rounded = {k: None if v is None else round(v, 3) for k, v in row.items()}
                 print(f"  offline judge on its no-reply outputs, {which}:", rounded)
+    report["blind_read"] = blind_read_table(classify_reply)
     real_text = {
         "therapy references": [q.reference or "" for q in load_questions("sample-v1").questions],
         "labelled benchmark replies": [reply_part(r.response, r.scenario) for r in real],

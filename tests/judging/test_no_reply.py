@@ -24,6 +24,7 @@ from empathybench.judging.no_reply import (
     NO_REPLY,
     classify_reply,
     degenerate_reason,
+    scene_numbers,
 )
 from empathybench.judging.rubric import TEXT_DIMENSIONS
 from empathybench.models.openai_compatible import OpenAICompatibleModel
@@ -268,6 +269,40 @@ def test_a_short_scene_line_said_back_is_not_a_reply() -> None:
         }
     )
     assert classify_reply('REPLY: "Thank you."', thanks) is None
+
+
+def test_a_reply_that_gives_a_persons_number_as_its_own_speaks_as_them() -> None:
+    """SmolLM2 often answers as a person of the scene ("I'm 945. The polytunnel group would be
+    new to me…"); blind readers call that no reply. The rule needs a number someone in the
+    scene gave, or a made-up one of the same length ending a clause; the helper talking
+    about a number, or other numbers, is still a reply."""
+    scenario = next(s for s in load_suite("standard-v6").scenarios if s.kind == "emotion_support")
+    numbers = sorted(scene_numbers(scenario))
+    assert len(numbers) == 3 and all(len(n) == 3 for n in numbers)
+    own, other = numbers[0], next(str(n) for n in range(100, 1000) if str(n) not in numbers)
+    name = scenario.participants[0].name
+    for text in (
+        f"I'm {own}. The allotment would be new to me.",
+        f"I’m {own}, and I need a locker.",
+        f"Mine's {own}, and I need help.",
+        f"{own} is mine, thanks.",
+        f"That's me, number {own}.",
+        f"I'm down as {own}. You're a new apprentice.",
+        f"{name}, I'm {own}. See you later.",
+        f"I'm {other}. The Airport Express is a pleasure.",  # made up, same length
+    ):
+        verdict = classify_reply(f'REPLY: "{text}"', scenario)
+        assert verdict is not None and verdict.kind == "as_participant", text
+    for text in (
+        f"You're {own}: you start on Monday.",
+        f"Number {own}, your booking is ready.",
+        f"I'm {other} metres away from the desk.",  # not a number given as one's own
+        "I'm 25 and I work here, how can I help?",
+        f"It's {own}'s turn next, please wait.",
+        "I'm 100% sure we can sort this out today.",
+        f"I'm glad you're here. I'm {own} too, by the way.",  # not how the reply opens
+    ):
+        assert classify_reply(f'REPLY: "{text}"', scenario) is None, text
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,13 @@ it does, every applicable text dimension scores 0 with the reason ``no reply`` a
   leading form of address ("Dwayne, I'm 412." is still the scene's line);
 - **prose** — everything else (the ``REPLY:`` label itself dropped).
 
+A reply whose first prose line opens the way a person of the scene gives their number, with
+a number someone in the scene gave ("I'm 945. The polytunnel group would be new to me…",
+"Mine's 183", "That's me, number 284"), is ``as_participant``: the model speaks as that
+person, not to them (a helper never claims a person's request number as its own). Blind
+readers marked such outputs "not a reply" in every reading of v5 and v6 runs; the rule
+before this caught them only when the number line stood alone.
+
 The output holds a reply when its prose holds at least one word that is not a label word or a
 number ("1.", "785": a v5 person's number said back is not a reply), and at least one such
 word is written in a script the prompt uses: a reply entirely in Chinese to an English scene
@@ -97,6 +104,8 @@ _DETAILS: dict[NoReplyKind, str] = {
     "answer_lines_only": "only answer lines (EMOTION / NEEDS_HELP, a letter), no reply",
     "labels_only": "only option or answer words or numbers, no reply",
     "scene_only": "only lines of the scene (copied, or spoken as someone in it), no reply",
+    "as_participant": "the reply opens by giving a scene person's number as its own: it "
+    "speaks as that person, not to them",
     "other_script": "the reply is written in a script the prompt does not use",
 }
 
@@ -274,6 +283,40 @@ def _sort_lines(text: str, scenario: Scenario) -> _Sorted:
     return result
 
 
+_SELF_NUMBER = re.compile(
+    r"^\W*(?:i['’]?m|i am|mine['’]?s|mine is|my number(?:['’]s| is)|that['’]?s me)"
+    r"(?:\s+down as|\s+number|,)*\s*(?:number\s*|no\.?\s*|#\s*)?(\d+)(?![\w%'’])(\s*[.,;:!]|\s*$)?"
+    r"|^\W*(?:number\s*)?(\d+)\s+is\s+(?:mine|me)\b",
+    re.IGNORECASE,
+)
+
+
+def scene_numbers(scenario: Scenario) -> frozenset[str]:
+    """The numbers people of the scene say (their request or staff numbers in v5 and v6)."""
+    names = {person.name for person in scenario.participants}
+    return frozenset(
+        number
+        for turn in scenario.dialogue
+        if turn.speaker in names
+        for number in re.findall(r"\d+", turn.text)
+    )
+
+
+def claims_a_number(line: str, scenario: Scenario) -> bool:
+    """Whether ``line`` opens by giving a number a person of the scene gave as its own
+    ("I'm 945. …", "Budi, mine's 183"), as that person would; or, in a scene where people
+    give numbers, a made-up one of the same length ending a clause ("I'm 857." in a scene of
+    858, 564 and 297)."""
+    match = _SELF_NUMBER.match(without_address(line, [p.name for p in scenario.participants]))
+    if match is None:
+        return False
+    numbers = scene_numbers(scenario)
+    number = match.group(1) or match.group(3)
+    if number in numbers:
+        return True
+    return match.group(2) is not None and any(len(n) == len(number) for n in numbers)
+
+
 def _states_a_letter(line: str) -> bool:
     """A short line that names an option by its letter ("The answer is B", "I would say:
     A"), quoted or not."""
@@ -329,7 +372,9 @@ def classify_reply(
     labels = label_words(scenario)
     said = [token for token in tokens if token not in labels and not token.isdigit()]
     if said:
-        return NoReply("other_script") if _foreign(said, scene_prompt(scenario)) else None
+        if _foreign(said, scene_prompt(scenario)):
+            return NoReply("other_script")
+        return NoReply("as_participant") if claims_a_number(lines.prose[0], scenario) else None
     if lines.placeholders or (tokens and all(token in PLACEHOLDER_WORDS for token in tokens)):
         return NoReply("placeholder")
     if lines.option_lines:

@@ -16,6 +16,7 @@ NoReplyKind = Literal[
     "placeholder",
     "options_only",
     "scene_only",
+    "as_participant",
     "answer_lines_only",
     "labels_only",
     "other_script",
