@@ -289,6 +289,7 @@ def test_a_reply_that_gives_a_persons_number_as_its_own_speaks_as_them() -> None
         f"That's me, number {own}.",
         f"I'm down as {own}. You're a new apprentice.",
         f"{name}, I'm {own}. See you later.",
+        f"That's me, number {own}.\nThe allotment would be new to me.",  # the scene's words
         f"I'm {other}. The Airport Express is a pleasure.",  # made up, same length
     ):
         verdict = classify_reply(f'REPLY: "{text}"', scenario)
@@ -301,6 +302,11 @@ def test_a_reply_that_gives_a_persons_number_as_its_own_speaks_as_them() -> None
         f"It's {own}'s turn next, please wait.",
         "I'm 100% sure we can sort this out today.",
         f"I'm glad you're here. I'm {own} too, by the way.",  # not how the reply opens
+        f"Number {own} is mine to sort out, {name}: I'll book it for you.",
+        f'"Mine\'s {own}" Got it, {name}, I will book the locker.',  # quoting the person
+        f"'Mine's {own}.' Got it, {name}, I will book the locker.",
+        f'"Mine\'s {own}. The allotment is new to me." Got it, {name}: a new plot.',
+        f"I'm {own} percent behind you, {name}; let's sort it.",  # a number the scene gave
     ):
         assert classify_reply(f'REPLY: "{text}"', scenario) is None, text
 

@@ -24,7 +24,9 @@ it does, every applicable text dimension scores 0 with the reason ``no reply`` a
 A reply whose first prose line opens the way a person of the scene gives their number, with
 a number someone in the scene gave ("I'm 945. The polytunnel group would be new to me…",
 "Mine's 183", "That's me, number 284"), is ``as_participant``: the model speaks as that
-person, not to them (a helper never claims a person's request number as its own). Blind
+person, not to them (a helper never claims a person's request number as its own). The
+scene's numbers are those its people give as their own the same way; a claim the helper
+quotes (\"Mine's 491\" Got it, …) or a number with a unit ("I'm 100 percent…") is not one. Blind
 readers marked such outputs "not a reply" in every reading of v5 and v6 runs; the rule
 before this caught them only when the number line stood alone.
 
@@ -285,30 +287,49 @@ def _sort_lines(text: str, scenario: Scenario) -> _Sorted:
 
 _SELF_NUMBER = re.compile(
     r"^\W*(?:i['’]?m|i am|mine['’]?s|mine is|my number(?:['’]s| is)|that['’]?s me)"
-    r"(?:\s+down as|\s+number|,)*\s*(?:number\s*|no\.?\s*|#\s*)?(\d+)(?![\w%'’])(\s*[.,;:!]|\s*$)?"
-    r"|^\W*(?:number\s*)?(\d+)\s+is\s+(?:mine|me)\b",
+    r"(?:\s+down as|\s+number|,)*\s*(?:number\s*|no\.?\s*|#\s*)?(\d+)(?![\w%'’\"”])"
+    r"(?!\s*(?:per\s*cent|percent|minutes?|mins?|hours?|days?|weeks?|years?|times?|"
+    r"metres?|meters?|miles?|feet|steps?)\b)"
+    r"(\s*[.,;:!]|\s*$)?"
+    r"|^\W*(?:number\s*)?(\d+)\s+is\s+(?:mine|me)(?=\s*[.,;:!]|\s*$)",
     re.IGNORECASE,
 )
+_QUOTED_THEN_MORE = re.compile(r"\s*[\"”'’]\W*\w")
+"""A claim's quote closing with more said after it: the helper quoting the person."""
+
+
+def _quotes_then_says_more(line: str) -> bool:
+    """A line that opens with a double-quoted passage which closes before more is said
+    (\"My number's 118. The …\" Got it, …): the helper quoting the person."""
+    text = line.lstrip()
+    if not text or text[0] not in '"“':
+        return False
+    close = min((i for i in (text.find('"', 1), text.find("”", 1)) if i > 0), default=-1)
+    return close > 0 and bool(words(text[close + 1 :]))
 
 
 def scene_numbers(scenario: Scenario) -> frozenset[str]:
-    """The numbers people of the scene say (their request or staff numbers in v5 and v6)."""
+    """The numbers people of the scene give as their own ("I'm 183.", "946 is mine.": their
+    request or staff numbers in v5 and v6); prices, times or rooms in their speech are not."""
     names = {person.name for person in scenario.participants}
-    return frozenset(
-        number
-        for turn in scenario.dialogue
-        if turn.speaker in names
-        for number in re.findall(r"\d+", turn.text)
-    )
+    found: set[str] = set()
+    for turn in scenario.dialogue:
+        match = _SELF_NUMBER.match(turn.text) if turn.speaker in names else None
+        if match:
+            found.add(match.group(1) or match.group(3))
+    return frozenset(found)
 
 
 def claims_a_number(line: str, scenario: Scenario) -> bool:
-    """Whether ``line`` opens by giving a number a person of the scene gave as its own
-    ("I'm 945. …", "Budi, mine's 183"), as that person would; or, in a scene where people
-    give numbers, a made-up one of the same length ending a clause ("I'm 857." in a scene of
-    858, 564 and 297)."""
+    """Whether ``line`` opens by giving a number a person of the scene gave as their own as
+    its own ("I'm 945. …", "Budi, mine's 183, …"), as that person would; or, in a scene where
+    people give numbers, a made-up one of the same length ending a clause ("I'm 857." in a
+    scene of 858, 564 and 297). A quoted claim (\"Mine's 491\" Got it, …) is the helper
+    quoting the person, not one."""
     match = _SELF_NUMBER.match(without_address(line, [p.name for p in scenario.participants]))
-    if match is None:
+    if match is None or _QUOTED_THEN_MORE.match(match.string, match.end()):
+        return False
+    if _quotes_then_says_more(line):
         return False
     numbers = scene_numbers(scenario)
     number = match.group(1) or match.group(3)
@@ -374,7 +395,11 @@ def classify_reply(
     if said:
         if _foreign(said, scene_prompt(scenario)):
             return NoReply("other_script")
-        return NoReply("as_participant") if claims_a_number(lines.prose[0], scenario) else None
+        # The reply's own first line, before scene lines are set aside: "That's me, number
+        # 718." (the scene's words) on a line of its own, then the note retold, is one claim.
+        first = next((ln for ln in reply_part(text, scenario).splitlines() if words(ln)), "")
+        claims = claims_a_number(first, scenario) or claims_a_number(lines.prose[0], scenario)
+        return NoReply("as_participant") if claims else None
     if lines.placeholders or (tokens and all(token in PLACEHOLDER_WORDS for token in tokens)):
         return NoReply("placeholder")
     if lines.option_lines:

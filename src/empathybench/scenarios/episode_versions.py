@@ -18,7 +18,8 @@ STAKES_HELP_RADIX, STAKES_HELP_YES = 50, 25
 """Emotion-support and positive-control stakes items need help when their ``help`` digit
 (radix 50) is under 25: the two halves of every frame. Which half an item is drawn from is
 decided by the generator in shuffled blocks (``STAKES_HELP_BLOCK``), so each of these kinds
-is half yes in every suite, whatever its size; see ``generator.STAKES_MIX``."""
+is half yes at every block's end and at most half a block off between (standard-v6: 26 of 52
+and 12 of 26); see ``generator.STAKES_MIX``."""
 STAKES_HELP_BLOCK = 10
 """Emotion-support and positive-control stakes items are drawn in blocks of this many per
 kind, half of them needing help, in an order shuffled per block: the kind's yes share is

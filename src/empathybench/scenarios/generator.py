@@ -64,7 +64,10 @@ from empathybench.scenarios.templates import (
 )
 from empathybench.validation import check_count
 
-GENERATOR_VERSION = "generator-v1"
+GENERATOR_VERSION = "generator-v2"
+"""Recorded in every bundled suite's index entry. v2: template v6's emotion-support and
+positive-control items take their help answer in shuffled blocks (``STAKES_HELP_BLOCK``), so
+a v6 seed draws other items than under v1; v1 to v5 draw exactly as before."""
 MAX_SEED = 2**63 - 1
 MAX_GENERATE = 5_000_000
 """Most scenarios one call generates: the id check keeps every id in memory (~0.5 GB here)."""
